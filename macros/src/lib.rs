@@ -1,0 +1,185 @@
+//! volt's procedural macros.
+//!
+//! * `#[volt::main]` / `#[volt::test]`: build a runtime around an
+//!   `async fn` (see `entry.rs`).
+//! * `select_internal!`, `join_internal!`, `try_join_internal!`: the engines
+//!   behind volt's `select!`, `join!` and `try_join!` macros, which call
+//!   them with the volt crate's path. They are not meant to be used
+//!   directly.
+//!
+//! Users use these through the `volt` crate, never this one.
+
+mod entry;
+mod join;
+mod select;
+
+use proc_macro::TokenStream;
+
+/// Marks async function to be executed by the selected runtime. This macro
+/// helps set up a `Runtime` without requiring the user to use
+/// [Runtime](../volt/runtime/struct.Runtime.html) or
+/// [Builder](../volt/runtime/struct.Builder.html) directly.
+///
+/// Note: This macro is designed to be simplistic and targets applications
+/// that do not require a complex setup. If the provided functionality is not
+/// sufficient, you may be interested in using
+/// [Builder](../volt/runtime/struct.Builder.html), which provides a more
+/// powerful interface.
+///
+/// Note: This macro can be used on any function and not just the `main`
+/// function. Using it on a non-main function makes the function behave as
+/// if it was synchronous by starting a new runtime each time it is called.
+///
+/// # Multi-threaded runtime
+///
+/// To use the multi-threaded runtime, the macro can be configured using
+///
+/// ```
+/// #[volt::main(flavor = "multi_thread", worker_threads = 10)]
+/// # async fn main() {}
+/// ```
+///
+/// The `worker_threads` option configures the number of worker threads, and
+/// defaults to the number of cpus on the system. This is the default flavor.
+///
+/// # Current thread runtime
+///
+/// To use the single-threaded runtime known as the `current_thread`
+/// runtime, the macro can be configured using
+///
+/// ```
+/// #[volt::main(flavor = "current_thread")]
+/// # async fn main() {}
+/// ```
+///
+/// # Function arguments
+///
+/// Arguments are allowed for any functions, aside from `main` which is
+/// special.
+///
+/// # Usage
+///
+/// ```
+/// #[volt::main]
+/// async fn main() {
+///     println!("Hello world");
+/// }
+/// ```
+///
+/// Equivalent code not using `#[volt::main]`
+///
+/// ```
+/// volt::runtime::Builder::new_multi_thread()
+///     .enable_all()
+///     .build()
+///     .unwrap()
+///     .block_on(async {
+///         println!("Hello world");
+///     })
+/// ```
+///
+/// # Rename package
+///
+/// ```
+/// use volt as volt1;
+///
+/// #[volt1::main(crate = "volt1")]
+/// async fn main() {
+///     println!("Hello world");
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::main(args.into(), item.into(), true).into()
+}
+
+/// `#[main]` for builds without the `rt-multi-thread` feature: defaults to
+/// (and only allows) the current-thread runtime.
+#[proc_macro_attribute]
+pub fn main_rt(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::main(args.into(), item.into(), false).into()
+}
+
+/// Marks async function to be executed by runtime, suitable to test
+/// environment. This macro helps set up a `Runtime` without requiring the
+/// user to use [Runtime](../volt/runtime/struct.Runtime.html) or
+/// [Builder](../volt/runtime/struct.Builder.html) directly.
+///
+/// # Multi-threaded runtime
+///
+/// To use the multi-threaded runtime, the macro can be configured using
+///
+/// ```
+/// #[volt::test(flavor = "multi_thread", worker_threads = 1)]
+/// async fn my_test() {
+///     assert!(true);
+/// }
+/// ```
+///
+/// The `worker_threads` option configures the number of worker threads, and
+/// defaults to the number of cpus on the system.
+///
+/// # Current thread runtime
+///
+/// The default test runtime is single-threaded. Each test gets a separate
+/// current-thread runtime.
+///
+/// ```
+/// #[volt::test]
+/// async fn my_test() {
+///     assert!(true);
+/// }
+/// ```
+///
+/// ## Configure the runtime to start with time paused
+///
+/// ```
+/// #[volt::test(start_paused = true)]
+/// async fn my_test() {
+///     assert!(true);
+/// }
+/// ```
+///
+/// Note that `start_paused` requires the `test-util` feature to be enabled.
+///
+/// # Rename package
+///
+/// ```
+/// use volt as volt1;
+///
+/// #[volt1::test(crate = "volt1")]
+/// async fn my_test() {
+///     println!("Hello world");
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::test(args.into(), item.into(), true).into()
+}
+
+/// `#[test]` for builds without the `rt-multi-thread` feature.
+#[proc_macro_attribute]
+pub fn test_rt(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::test(args.into(), item.into(), false).into()
+}
+
+/// The engine of `volt::select!` (input: `{crate path} branches...`).
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_internal(input: TokenStream) -> TokenStream {
+    select::select(input.into()).into()
+}
+
+/// The engine of `volt::join!` (input: `{crate path} futures...`).
+#[doc(hidden)]
+#[proc_macro]
+pub fn join_internal(input: TokenStream) -> TokenStream {
+    join::join(input.into(), false).into()
+}
+
+/// The engine of `volt::try_join!` (input: `{crate path} futures...`).
+#[doc(hidden)]
+#[proc_macro]
+pub fn try_join_internal(input: TokenStream) -> TokenStream {
+    join::join(input.into(), true).into()
+}

@@ -1,0 +1,793 @@
+//! `runtime::Builder`.
+
+use crate::runtime::{Callback, Runtime, ThreadNameFn};
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Builds volt Runtime with custom configuration values.
+///
+/// Methods can be chained in order to set the configuration values. The
+/// Runtime is constructed by calling [`build`].
+///
+/// New instances of `Builder` are obtained via [`Builder::new_multi_thread`]
+/// or [`Builder::new_current_thread`].
+///
+/// See function level documentation for details on the various configuration
+/// settings.
+///
+/// [`build`]: method@Self::build
+/// [`Builder::new_multi_thread`]: method@Self::new_multi_thread
+/// [`Builder::new_current_thread`]: method@Self::new_current_thread
+///
+/// # Examples
+///
+/// ```
+/// use volt_runtime::runtime::Builder;
+///
+/// fn main() {
+///     // build runtime
+///     let runtime = Builder::new_multi_thread()
+///         .worker_threads(4)
+///         .thread_name("my-custom-name")
+///         .thread_stack_size(3 * 1024 * 1024)
+///         .build()
+///         .unwrap();
+///
+///     // use runtime ...
+/// #   drop(runtime);
+/// }
+/// ```
+pub struct Builder {
+    kind: Kind,
+    pub(crate) enable_io: bool,
+    pub(crate) enable_time: bool,
+    pub(crate) start_paused: bool,
+    /// `None` means the number of cores (or the worker-threads variable).
+    pub(crate) worker_threads: Option<usize>,
+    pub(crate) max_blocking_threads: usize,
+    pub(crate) thread_name: ThreadNameFn,
+    pub(crate) thread_stack_size: Option<usize>,
+    pub(crate) after_start: Option<Callback>,
+    pub(crate) before_stop: Option<Callback>,
+    pub(crate) before_park: Option<Callback>,
+    pub(crate) after_unpark: Option<Callback>,
+    pub(crate) keep_alive: Option<Duration>,
+    pub(crate) global_queue_interval: Option<u32>,
+    pub(crate) event_interval: u32,
+    pub(crate) disable_lifo_slot: bool,
+    pub(crate) name: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    CurrentThread,
+    #[cfg(feature = "rt-multi-thread")]
+    MultiThread,
+}
+
+/// Default number of ticks between driver polls.
+const DEFAULT_EVENT_INTERVAL: u32 = 61;
+/// Default number of ticks between global-queue checks, per scheduler.
+const DEFAULT_GLOBAL_QUEUE_INTERVAL_CURRENT_THREAD: u32 = 31;
+#[cfg(feature = "rt-multi-thread")]
+const DEFAULT_GLOBAL_QUEUE_INTERVAL_MULTI_THREAD: u32 = 61;
+/// Default cap on blocking threads.
+const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
+
+impl Builder {
+    /// Returns a new builder with the current thread scheduler selected.
+    ///
+    /// Configuration methods can be chained on the return value.
+    ///
+    /// To spawn non-`Send` tasks on the resulting runtime, combine it with a
+    /// `LocalSet`.
+    pub fn new_current_thread() -> Builder {
+        Builder::new(Kind::CurrentThread, DEFAULT_EVENT_INTERVAL)
+    }
+
+    /// Returns a new builder with the multi thread scheduler selected.
+    ///
+    /// Configuration methods can be chained on the return value.
+    #[cfg(feature = "rt-multi-thread")]
+    pub fn new_multi_thread() -> Builder {
+        Builder::new(Kind::MultiThread, DEFAULT_EVENT_INTERVAL)
+    }
+
+    fn new(kind: Kind, event_interval: u32) -> Builder {
+        Builder {
+            kind,
+            enable_io: false,
+            enable_time: false,
+            start_paused: false,
+            worker_threads: None,
+            max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
+            thread_name: Arc::new(|| "volt-runtime-worker".into()),
+            thread_stack_size: None,
+            after_start: None,
+            before_stop: None,
+            before_park: None,
+            after_unpark: None,
+            keep_alive: None,
+            global_queue_interval: None,
+            event_interval,
+            disable_lifo_slot: false,
+            name: None,
+        }
+    }
+
+    /// Enables both I/O and time drivers.
+    ///
+    /// Doing this is a shorthand for calling `enable_io` and `enable_time`
+    /// individually. If additional components are added to volt in the
+    /// future, `enable_all` will include these future components.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .enable_all()
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn enable_all(&mut self) -> &mut Self {
+        self.enable_io = true;
+        self.enable_time = true;
+        self
+    }
+
+    /// Enables the I/O driver.
+    ///
+    /// Doing this enables using net, process, signal, and some I/O types on
+    /// the runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .enable_io()
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn enable_io(&mut self) -> &mut Self {
+        self.enable_io = true;
+        self
+    }
+
+    /// Enables the time driver.
+    ///
+    /// Doing this enables using `volt::time` on the runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .enable_time()
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn enable_time(&mut self) -> &mut Self {
+        self.enable_time = true;
+        self
+    }
+
+    /// Controls if the runtime's clock starts paused or advancing.
+    ///
+    /// Pausing time requires the current-thread runtime; construction of
+    /// the runtime will panic otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .start_paused(true)
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    #[cfg(feature = "test-util")]
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
+        self.start_paused = start_paused;
+        self
+    }
+
+    /// Sets the number of worker threads the `Runtime` will use.
+    ///
+    /// This can be any number above 0 though it is advised to keep this
+    /// value on the smaller side. This will override the value read from
+    /// environment variable `VOLT_WORKER_THREADS` (or `TOKIO_WORKER_THREADS`,
+    /// honoured for drop-in compatibility).
+    ///
+    /// # Default
+    ///
+    /// The default value is the number of cores available to the system.
+    ///
+    /// When using the `current_thread` runtime this method has no effect.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// // This will spawn a work-stealing runtime with 4 worker threads.
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .worker_threads(4)
+    ///     .build()
+    ///     .unwrap();
+    ///
+    /// rt.spawn(async move {});
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// This will panic if `val` is not larger than `0`.
+    #[track_caller]
+    pub fn worker_threads(&mut self, val: usize) -> &mut Self {
+        assert!(val > 0, "Worker threads cannot be set to 0");
+        self.worker_threads = Some(val);
+        self
+    }
+
+    /// Specifies the limit for additional threads spawned by the Runtime.
+    ///
+    /// These threads are used for blocking operations like tasks spawned
+    /// through [`spawn_blocking`], this includes but is not limited to:
+    /// - [`fs`] operations
+    /// - dns resolution through `ToSocketAddrs`
+    /// - writing to `Stdout` or `Stderr`
+    /// - reading from `Stdin`
+    ///
+    /// Unlike the [`worker_threads`], they are not always active and will
+    /// exit if left idle for too long. You can change this timeout duration
+    /// with [`thread_keep_alive`].
+    ///
+    /// It's recommended to not set this limit too low in order to avoid
+    /// hanging on operations requiring [`spawn_blocking`].
+    ///
+    /// The default value is 512.
+    ///
+    /// # Queue Behavior
+    ///
+    /// When a blocking task is submitted, it will be inserted into a queue.
+    /// If available, one of the idle threads will be notified to run the
+    /// task. Otherwise, if the threshold set by this method has not been
+    /// reached, a new thread will be spawned. If no idle thread is available
+    /// and no more threads are allowed to be spawned, the task will remain
+    /// in the queue until one of the busy threads pick it up. Note that
+    /// since the queue does not apply any backpressure, it could potentially
+    /// grow unbounded.
+    ///
+    /// # Panics
+    ///
+    /// This will panic if `val` is not larger than `0`.
+    ///
+    /// # Upgrading from 0.x
+    ///
+    /// In old versions `max_threads` limited both blocking and worker
+    /// threads, but the current `max_blocking_threads` does not include
+    /// async worker threads in the count.
+    ///
+    /// [`fs`]: https://docs.rs/volt/latest/volt/fs/index.html
+    /// [`spawn_blocking`]: fn@crate::task::spawn_blocking
+    /// [`worker_threads`]: Self::worker_threads
+    /// [`thread_keep_alive`]: Self::thread_keep_alive
+    #[track_caller]
+    pub fn max_blocking_threads(&mut self, val: usize) -> &mut Self {
+        assert!(val > 0, "Max blocking threads cannot be set to 0");
+        self.max_blocking_threads = val;
+        self
+    }
+
+    /// Sets name of threads spawned by the `Runtime`'s thread pool.
+    ///
+    /// The default name is "volt-runtime-worker".
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .thread_name("my-pool")
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn thread_name(&mut self, val: impl Into<String>) -> &mut Self {
+        let val = val.into();
+        self.thread_name = Arc::new(move || val.clone());
+        self
+    }
+
+    /// Sets the name of the runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .name("my-runtime")
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(rt.handle().name(), Some("my-runtime"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// This function will panic if an empty value is passed as an argument.
+    #[track_caller]
+    pub fn name(&mut self, val: impl Into<String>) -> &mut Self {
+        let val = val.into();
+        assert!(!val.trim().is_empty(), "runtime name shouldn't be empty");
+        self.name = Some(val);
+        self
+    }
+
+    /// Sets a function used to generate the name of threads spawned by the
+    /// `Runtime`'s thread pool.
+    ///
+    /// The default name fn is `|| "volt-runtime-worker".into()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # pub fn main() {
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .thread_name_fn(|| {
+    ///        static ATOMIC_ID: AtomicUsize = AtomicUsize::new(0);
+    ///        let id = ATOMIC_ID.fetch_add(1, Ordering::SeqCst);
+    ///        format!("my-pool-{}", id)
+    ///     })
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name = Arc::new(f);
+        self
+    }
+
+    /// Sets the stack size (in bytes) for worker threads.
+    ///
+    /// The actual stack size may be greater than this value if the platform
+    /// specifies minimal stack size.
+    ///
+    /// The default stack size for spawned threads is 2 MiB, though this
+    /// particular stack size is subject to change in the future.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .thread_stack_size(32 * 1024)
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn thread_stack_size(&mut self, val: usize) -> &mut Self {
+        self.thread_stack_size = Some(val);
+        self
+    }
+
+    /// Executes function `f` after each thread is started but before it
+    /// starts doing work.
+    ///
+    /// This is intended for bookkeeping and monitoring use cases.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let runtime = runtime::Builder::new_multi_thread()
+    ///     .on_thread_start(|| {
+    ///         println!("thread started");
+    ///     })
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.after_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Executes function `f` before each thread stops.
+    ///
+    /// This is intended for bookkeeping and monitoring use cases.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let runtime = runtime::Builder::new_multi_thread()
+    ///     .on_thread_stop(|| {
+    ///         println!("thread stopping");
+    ///     })
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.before_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// Executes function `f` just before a thread is parked (goes idle).
+    /// `f` is called within the volt context, so functions like
+    /// [`volt::spawn`](crate::spawn) can be called, and may result in this
+    /// thread being unparked immediately.
+    ///
+    /// This can be used to start work only when the executor is idle, or for
+    /// bookkeeping and monitoring purposes.
+    ///
+    /// Note: There can only be one park callback for a runtime; calling this
+    /// function more than once replaces the last callback defined, rather
+    /// than adding to it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # use std::sync::atomic::{AtomicUsize, Ordering};
+    /// # pub fn main() {
+    /// let parks = std::sync::Arc::new(AtomicUsize::new(0));
+    /// let p = parks.clone();
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .on_thread_park(move || {
+    ///         p.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// # }
+    /// ```
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.before_park = Some(Arc::new(f));
+        self
+    }
+
+    /// Executes function `f` just after a thread unparks (starts executing
+    /// tasks).
+    ///
+    /// This is intended for bookkeeping and monitoring use cases; note that
+    /// work in this callback will increase latencies when the application
+    /// has allowed one or more runtime threads to go idle.
+    ///
+    /// Note: There can only be one unpark callback for a runtime; calling
+    /// this function more than once replaces the last callback defined,
+    /// rather than adding to it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let runtime = runtime::Builder::new_multi_thread()
+    ///     .on_thread_unpark(|| {
+    ///         println!("thread unparking");
+    ///     })
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.after_unpark = Some(Arc::new(f));
+        self
+    }
+
+    /// Creates the configured `Runtime`.
+    ///
+    /// The returned `Runtime` instance is ready to spawn tasks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime::Builder;
+    ///
+    /// let rt  = Builder::new_multi_thread().build().unwrap();
+    ///
+    /// rt.block_on(async {
+    ///     println!("Hello from the volt runtime");
+    /// });
+    /// ```
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        match &self.kind {
+            Kind::CurrentThread => self.build_current_thread_runtime(),
+            #[cfg(feature = "rt-multi-thread")]
+            Kind::MultiThread => self.build_threaded_runtime(),
+        }
+    }
+
+    /// Sets a custom timeout for a thread in the blocking pool.
+    ///
+    /// By default, the timeout for a thread is set to 10 seconds. This can
+    /// be overridden using `.thread_keep_alive()`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # use std::time::Duration;
+    /// # pub fn main() {
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .thread_keep_alive(Duration::from_millis(100))
+    ///     .build();
+    /// # }
+    /// ```
+    pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Self {
+        self.keep_alive = Some(duration);
+        self
+    }
+
+    /// Sets the number of scheduler ticks after which the scheduler will
+    /// poll the global task queue.
+    ///
+    /// A scheduler "tick" roughly corresponds to one `poll` invocation on a
+    /// task.
+    ///
+    /// By default the global queue interval is 31 for the current-thread
+    /// scheduler and 61 for the multi-threaded one.
+    ///
+    /// Schedulers have a local queue of already-claimed tasks, and a global
+    /// queue of incoming tasks. Setting the interval to a smaller value
+    /// increases the fairness of the scheduler, at the cost of more
+    /// synchronization overhead. That can be beneficial for prioritizing
+    /// getting started on new work, especially if tasks frequently yield
+    /// rather than complete or await on further I/O. Setting the interval to
+    /// `1` will prioritize the global queue and tasks from the local queue
+    /// will be executed only if the global queue is empty. Conversely, a
+    /// higher value prioritizes existing work, and is a good choice when
+    /// most tasks quickly complete polling.
+    ///
+    /// # Panics
+    ///
+    /// This function will panic if 0 is passed as an argument.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .global_queue_interval(31)
+    ///     .build();
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn global_queue_interval(&mut self, val: u32) -> &mut Self {
+        assert!(val > 0, "global_queue_interval must be greater than 0");
+        self.global_queue_interval = Some(val);
+        self
+    }
+
+    /// Sets the number of scheduler ticks after which the scheduler will
+    /// poll for external events (timers, I/O, and so on).
+    ///
+    /// A scheduler "tick" roughly corresponds to one `poll` invocation on a
+    /// task.
+    ///
+    /// By default, the event interval is `61` for all scheduler types.
+    ///
+    /// Setting the event interval determines the effective "priority" of
+    /// delivering these external events (which may wake up additional
+    /// tasks), compared to executing tasks that are currently ready to run.
+    /// A smaller value is useful when tasks frequently spend a long time in
+    /// polling, or frequently yield, which can result in overly long delays
+    /// picking up I/O events. Conversely, picking up new events requires
+    /// extra synchronization and syscall overhead, so if tasks generally
+    /// complete their polling quickly, a higher event interval will minimize
+    /// that overhead while still keeping the scheduler responsive to events.
+    ///
+    /// # Panics
+    ///
+    /// This function will panic if 0 is passed as an argument.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use volt_runtime::runtime;
+    /// # pub fn main() {
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .event_interval(31)
+    ///     .build();
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn event_interval(&mut self, val: u32) -> &mut Self {
+        assert!(val > 0, "event_interval must be greater than 0");
+        self.event_interval = val;
+        self
+    }
+
+    /// Disables the LIFO task scheduler heuristic.
+    ///
+    /// The multi-threaded scheduler includes a heuristic for optimizing
+    /// message-passing patterns. This heuristic results in the **last**
+    /// scheduled task being polled first.
+    ///
+    /// To implement this heuristic, each worker thread has a slot which
+    /// holds the task that should be polled next. However, this slot cannot
+    /// be stolen by other worker threads, which can result in lower total
+    /// throughput when tasks tend to have longer poll times.
+    ///
+    /// This configuration option will disable this heuristic resulting in
+    /// all scheduled tasks being pushed into the worker-local queue, which
+    /// is stealable.
+    ///
+    /// (tokio has this behind `tokio_unstable`; volt offers it stable.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_multi_thread()
+    ///     .disable_lifo_slot()
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn disable_lifo_slot(&mut self) -> &mut Self {
+        self.disable_lifo_slot = true;
+        self
+    }
+
+    fn driver_config(&self) -> crate::driver::Cfg {
+        crate::driver::Cfg {
+            enable_io: self.enable_io,
+            enable_time: self.enable_time,
+            start_paused: self.start_paused,
+        }
+    }
+
+    fn scheduler_config(&self, default_global_queue_interval: u32) -> crate::scheduler::Config {
+        crate::scheduler::Config {
+            global_queue_interval: self
+                .global_queue_interval
+                .unwrap_or(default_global_queue_interval),
+            event_interval: self.event_interval,
+            before_park: self.before_park.clone(),
+            after_unpark: self.after_unpark.clone(),
+            disable_lifo_slot: self.disable_lifo_slot,
+        }
+    }
+
+    fn build_current_thread_runtime(&mut self) -> io::Result<Runtime> {
+        use crate::runtime::scheduler::Scheduler;
+        use crate::scheduler::current_thread::CurrentThread;
+
+        let (driver, driver_handle) = crate::driver::Driver::new(self.driver_config())?;
+
+        // Blocking pool.
+        let blocking_pool = crate::blocking::BlockingPool::new(self, self.max_blocking_threads);
+        let blocking_spawner = blocking_pool.spawner().clone();
+
+        // And now put a single-threaded scheduler on top of the timer. When
+        // there are no futures ready to do something, it'll let the timer or
+        // the reactor to generate some new stimuli for the futures to
+        // continue in their life.
+        let (scheduler, handle) = CurrentThread::new(
+            driver,
+            driver_handle,
+            blocking_spawner,
+            self.scheduler_config(DEFAULT_GLOBAL_QUEUE_INTERVAL_CURRENT_THREAD),
+            self.name.clone(),
+        );
+
+        let handle = crate::runtime::Handle {
+            inner: crate::scheduler::Handle::CurrentThread(handle),
+        };
+
+        Ok(Runtime::from_parts(
+            Scheduler::CurrentThread(scheduler),
+            handle,
+            blocking_pool,
+        ))
+    }
+
+    #[cfg(feature = "rt-multi-thread")]
+    fn build_threaded_runtime(&mut self) -> io::Result<Runtime> {
+        use crate::runtime::scheduler::Scheduler;
+        use crate::scheduler::multi_thread::MultiThread;
+
+        let core_threads = self.worker_threads.unwrap_or_else(num_cpus);
+
+        let (driver, driver_handle) = crate::driver::Driver::new(self.driver_config())?;
+
+        // Create the blocking pool; the workers are its (mandatory) threads.
+        let blocking_pool =
+            crate::blocking::BlockingPool::new(self, core_threads + self.max_blocking_threads);
+        let blocking_spawner = blocking_pool.spawner().clone();
+
+        let (scheduler, handle, launch) = MultiThread::new(
+            core_threads,
+            driver,
+            driver_handle,
+            blocking_spawner,
+            self.scheduler_config(DEFAULT_GLOBAL_QUEUE_INTERVAL_MULTI_THREAD),
+            self.name.clone(),
+        );
+
+        let handle = crate::runtime::Handle {
+            inner: crate::scheduler::Handle::MultiThread(handle),
+        };
+
+        // Spawn the thread pool workers.
+        let _enter = handle.enter();
+        launch.launch();
+
+        Ok(Runtime::from_parts(
+            Scheduler::MultiThread(scheduler),
+            handle.clone(),
+            blocking_pool,
+        ))
+    }
+}
+
+/// Number of worker threads: `VOLT_WORKER_THREADS`, then
+/// `TOKIO_WORKER_THREADS` (so a tokio deployment's setting carries over),
+/// then the number of cores.
+#[cfg(feature = "rt-multi-thread")]
+#[track_caller]
+fn num_cpus() -> usize {
+    for var in ["VOLT_WORKER_THREADS", "TOKIO_WORKER_THREADS"] {
+        match std::env::var(var) {
+            Ok(s) => {
+                let n: usize = s
+                    .parse()
+                    .unwrap_or_else(|e| panic!("\"{var}\" must be usize, error: {e}, value: {s}"));
+                assert!(n > 0, "\"{var}\" cannot be set to 0");
+                return n;
+            }
+            Err(std::env::VarError::NotPresent) => {}
+            Err(std::env::VarError::NotUnicode(e)) => {
+                panic!("\"{var}\" must be valid unicode, error: {e:?}")
+            }
+        }
+    }
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt.debug_struct("Builder")
+            .field("worker_threads", &self.worker_threads)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field(
+                "thread_name",
+                &"<dyn Fn() -> String + Send + Sync + 'static>",
+            )
+            .field("thread_stack_size", &self.thread_stack_size)
+            .field("after_start", &self.after_start.as_ref().map(|_| "..."))
+            .field("before_stop", &self.before_stop.as_ref().map(|_| "..."))
+            .field("before_park", &self.before_park.as_ref().map(|_| "..."))
+            .field("after_unpark", &self.after_unpark.as_ref().map(|_| "..."))
+            .finish()
+    }
+}

@@ -1,0 +1,140 @@
+//! The volt runtime.
+//!
+//! Unlike other Rust programs, asynchronous applications require runtime
+//! support. In particular, the following runtime services are necessary:
+//!
+//! * An **I/O event loop**, called the driver, which drives I/O resources
+//!   and dispatches I/O events to tasks that depend on them.
+//! * A **scheduler** to execute [tasks] that use these I/O resources.
+//! * A **timer** for scheduling work to run after a set period of time.
+//!
+//! volt's [`Runtime`] bundles all of these services as a single type,
+//! allowing them to be started, shut down, and configured together.
+//! However, often it is not required to configure a `Runtime` manually, and
+//! a user may just use the `#[volt::main]` attribute macro, which creates a
+//! `Runtime` under the hood.
+//!
+//! # Usage
+//!
+//! When no fine tuning is required, the `#[volt::main]` attribute macro can
+//! be used. A `Runtime` instance can also be created with [`Runtime::new`]
+//! or a [`Builder`]:
+//!
+//! ```
+//! use volt_runtime::runtime::Runtime;
+//!
+//! // Create the runtime
+//! let rt = Runtime::new().unwrap();
+//!
+//! // Spawn a future onto the runtime
+//! let handle = rt.spawn(async { 6 * 7 });
+//!
+//! // Wait for it from outside the runtime
+//! assert_eq!(rt.block_on(handle).unwrap(), 42);
+//! ```
+//!
+//! ## Runtime Configurations
+//!
+//! volt provides multiple task scheduling strategies, suitable for different
+//! applications. The [runtime builder] or `#[volt::main]` attribute may be
+//! used to select which scheduler to use.
+//!
+//! #### Multi-Thread Scheduler
+//!
+//! The multi-thread scheduler executes futures on a _thread pool_, using a
+//! work-stealing strategy. By default, it will start a worker thread for
+//! each CPU core available on the system. This tends to be the ideal
+//! configuration for most applications. The multi-thread scheduler requires
+//! the `rt-multi-thread` feature flag, and is selected by default.
+//!
+//! #### Current-Thread Scheduler
+//!
+//! The current-thread scheduler provides a _single-threaded_ future
+//! executor. All tasks will be created and executed on the current thread.
+//! This requires the `rt` feature flag.
+//!
+//! ```
+//! use volt_runtime::runtime;
+//!
+//! let rt = runtime::Builder::new_current_thread()
+//!     .build()
+//!     .unwrap();
+//! # drop(rt);
+//! ```
+//!
+//! ## Lifetime of spawned threads
+//!
+//! The runtime may spawn threads depending on its configuration and usage.
+//! The multi-thread scheduler spawns threads to schedule tasks and for
+//! `spawn_blocking` calls.
+//!
+//! While the `Runtime` is active, threads may shut down after periods of
+//! being idle. Once `Runtime` is dropped, all runtime threads have usually
+//! been terminated, but in the presence of unstoppable spawned work are not
+//! guaranteed to have been terminated. See the [struct level
+//! documentation](Runtime#shutdown) for more details.
+//!
+//! [tasks]: crate::task
+//! [runtime builder]: crate::runtime::Builder
+
+mod builder;
+mod handle;
+pub(crate) mod metrics;
+#[allow(clippy::module_inception)]
+mod runtime;
+
+pub use builder::Builder;
+pub use handle::{EnterGuard, Handle, TryCurrentError};
+pub use metrics::RuntimeMetrics;
+pub use runtime::{Runtime, RuntimeFlavor};
+
+pub(crate) mod scheduler {
+    //! Which scheduler a `Runtime` owns.
+    pub(crate) enum Scheduler {
+        CurrentThread(crate::scheduler::current_thread::CurrentThread),
+        #[cfg(feature = "rt-multi-thread")]
+        MultiThread(crate::scheduler::multi_thread::MultiThread),
+    }
+}
+
+/// A thread lifecycle hook.
+pub(crate) type Callback = std::sync::Arc<dyn Fn() + Send + Sync>;
+/// Generates thread names.
+pub(crate) type ThreadNameFn = std::sync::Arc<dyn Fn() -> String + Send + Sync + 'static>;
+
+/// An opaque ID that uniquely identifies a runtime relative to all other
+/// currently running runtimes.
+///
+/// # Notes
+///
+/// - Runtime IDs are unique relative to other *currently running*
+///   runtimes. When a runtime completes, the same ID may be used for
+///   another runtime.
+/// - Runtime IDs are *not* sequential, and do not indicate the order in
+///   which runtimes are started or any other data.
+/// - The runtime ID of the currently running task can be obtained from the
+///   Handle.
+///
+/// # Examples
+///
+/// ```
+/// use volt_runtime::runtime::Handle;
+///
+/// # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+/// println!("Current runtime id: {}", Handle::current().id());
+/// # });
+/// ```
+#[derive(Clone, Copy, Debug, Hash, Eq, PartialEq)]
+pub struct Id(std::num::NonZeroU64);
+
+impl Id {
+    pub(crate) fn new(integer: u64) -> Self {
+        Self(std::num::NonZeroU64::new(integer).expect("runtime id is never zero"))
+    }
+}
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}

@@ -1,0 +1,81 @@
+//! The shared side of the multi-thread scheduler.
+
+use crate::runtime::metrics::{SchedulerMetrics, WorkerMetrics};
+use crate::scheduler::multi_thread::worker;
+use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+/// What tasks and runtime handles hold.
+pub(crate) struct Handle {
+    pub(super) shared: worker::Shared,
+    pub(crate) driver: crate::driver::Handle,
+    pub(crate) blocking_spawner: crate::blocking::Spawner,
+    pub(crate) metrics: SchedulerMetrics,
+    pub(crate) name: Option<String>,
+}
+
+impl Handle {
+    /// Spawns a future onto the thread pool.
+    pub(crate) fn spawn<F>(me: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (handle, notified) = me.shared.owned.bind(future, me.clone(), id);
+        if let Some(notified) = notified {
+            me.schedule_task(notified, false);
+        }
+        handle
+    }
+
+    /// Starts the shutdown: closes the global queue and wakes every worker.
+    pub(crate) fn shutdown(&self) {
+        if self.shared.inject.close() {
+            self.notify_all();
+        }
+    }
+
+    pub(crate) fn owned_id(&self) -> u64 {
+        self.shared.owned.id()
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.shared.remotes.len()
+    }
+
+    pub(crate) fn num_alive_tasks(&self) -> usize {
+        self.shared.owned.num_alive_tasks()
+    }
+
+    pub(crate) fn injection_queue_depth(&self) -> usize {
+        self.shared.inject.len()
+    }
+
+    #[track_caller]
+    pub(crate) fn worker_metrics(&self, worker: usize) -> &WorkerMetrics {
+        &self.shared.worker_metrics[worker]
+    }
+}
+
+impl Schedule for Arc<Handle> {
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+        self.shared.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified<Self>) {
+        self.schedule_task(task, false);
+    }
+
+    fn yield_now(&self, task: Notified<Self>) {
+        self.schedule_task(task, true);
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt.debug_struct("multi_thread::Handle { ... }").finish()
+    }
+}

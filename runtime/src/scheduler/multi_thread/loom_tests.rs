@@ -1,0 +1,198 @@
+//! loom models of the multi-thread scheduler's lock-free parts: the local
+//! queue (push, pop, steal-half, overflow) and the park/notify protocol.
+
+use crate::driver::{Cfg, Driver};
+use crate::loom::sync::Arc;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::runtime::metrics::{MetricsBatch, WorkerMetrics};
+use crate::scheduler::inject::Inject;
+use crate::scheduler::multi_thread::idle::Idle;
+use crate::scheduler::multi_thread::park::Parker;
+use crate::scheduler::multi_thread::queue::{self, LOCAL_QUEUE_CAPACITY};
+use crate::task::test_sched::TestSched;
+
+use loom::thread;
+
+fn stats() -> MetricsBatch {
+    MetricsBatch::new(&WorkerMetrics::default())
+}
+
+/// Binds `n` tasks that each bump `ran` once.
+fn tasks(
+    sched: &TestSched,
+    ran: &Arc<AtomicUsize>,
+    n: usize,
+) -> Vec<crate::task::Notified<TestSched>> {
+    (0..n)
+        .map(|_| {
+            let ran = ran.clone();
+            let (join, notified) = sched.bind(async move {
+                ran.fetch_add(1, SeqCst);
+            });
+            drop(join);
+            notified
+        })
+        .collect()
+}
+
+#[test]
+fn steal_while_owner_pops() {
+    loom::model(|| {
+        let sched = TestSched::new();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let inject = Arc::new(Inject::new());
+        let (steal, mut local) = queue::local();
+        let mut st = stats();
+        for t in tasks(&sched, &ran, 3) {
+            local.push_back_or_overflow(t, &inject, &mut st);
+        }
+
+        let thief = {
+            let sched = sched.clone();
+            thread::spawn(move || {
+                let (_, mut mine) = queue::local();
+                let mut st = stats();
+                let mut n = 0;
+                if let Some(t) = steal.steal_into(&mut mine, &mut st) {
+                    sched.run(t);
+                    n += 1;
+                }
+                while let Some(t) = mine.pop() {
+                    sched.run(t);
+                    n += 1;
+                }
+                n
+            })
+        };
+
+        let mut n = 0;
+        while let Some(t) = local.pop() {
+            sched.run(t);
+            n += 1;
+        }
+        n += thief.join().unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(ran.load(SeqCst), 3);
+        assert!(inject.is_empty());
+        sched.shutdown();
+    });
+}
+
+#[test]
+fn overflow_while_a_thief_steals() {
+    loom::model(|| {
+        let sched = TestSched::new();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let inject = Arc::new(Inject::new());
+        let (steal, mut local) = queue::local();
+        let mut st = stats();
+        let all = tasks(&sched, &ran, LOCAL_QUEUE_CAPACITY + 2);
+        let mut all = all.into_iter();
+        for t in all.by_ref().take(LOCAL_QUEUE_CAPACITY) {
+            local.push_back_or_overflow(t, &inject, &mut st);
+        }
+
+        let thief = {
+            let sched = sched.clone();
+            thread::spawn(move || {
+                let (_, mut mine) = queue::local();
+                let mut st = stats();
+                if let Some(t) = steal.steal_into(&mut mine, &mut st) {
+                    sched.run(t);
+                }
+                while let Some(t) = mine.pop() {
+                    sched.run(t);
+                }
+            })
+        };
+
+        // Full queue: these overflow (or fill the room the thief made).
+        for t in all {
+            local.push_back_or_overflow(t, &inject, &mut st);
+        }
+        while let Some(t) = local.pop() {
+            sched.run(t);
+        }
+        thief.join().unwrap();
+        while let Some(t) = inject.pop() {
+            sched.run(t);
+        }
+        assert_eq!(ran.load(SeqCst), LOCAL_QUEUE_CAPACITY + 2);
+        sched.shutdown();
+    });
+}
+
+/// One worker runs the real idle/park protocol against a remote spawner:
+/// the task pushed on the global queue must be found (a lost wake-up makes
+/// the worker park forever, which loom reports as a deadlock).
+#[test]
+fn remote_push_never_loses_the_wakeup() {
+    loom::model(|| {
+        let sched = TestSched::new();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (driver, driver_handle) = Driver::new(Cfg {
+            enable_io: false,
+            enable_time: false,
+            start_paused: false,
+        })
+        .unwrap();
+        let driver_handle = Arc::new(driver_handle);
+        let mut park = Parker::new(driver);
+        let unpark = park.unpark();
+        let idle = Arc::new(Idle::new(1));
+        let inject = Arc::new(Inject::new());
+        let task = tasks(&sched, &ran, 1).pop().unwrap();
+
+        let spawner = {
+            let (idle, inject, dh) = (idle.clone(), inject.clone(), driver_handle.clone());
+            thread::spawn(move || {
+                inject.push(task);
+                if let Some(index) = idle.worker_to_notify() {
+                    assert_eq!(index, 0);
+                    unpark.unpark(&dh);
+                }
+            })
+        };
+
+        // The worker's loop, reduced to one worker and the global queue.
+        let mut is_searching = false;
+        loop {
+            if let Some(t) = inject.pop() {
+                if is_searching {
+                    idle.transition_worker_from_searching();
+                }
+                sched.run(t);
+                break;
+            }
+            // Out of work: search (the only worker may always search)...
+            if !is_searching {
+                is_searching = idle.transition_worker_to_searching();
+            }
+            if let Some(t) = inject.pop() {
+                if is_searching {
+                    idle.transition_worker_from_searching();
+                }
+                sched.run(t);
+                break;
+            }
+            // ...then park; the last searcher re-checks for work.
+            let is_last_searcher = idle.transition_worker_to_parked(0, is_searching);
+            if is_last_searcher && !inject.is_empty() && idle.worker_to_notify().is_some() {
+                // We are the only worker: this wakes ourselves.
+                park.unpark().unpark(&driver_handle);
+            }
+            loop {
+                park.park(&driver_handle);
+                if !idle.is_parked(0) {
+                    // Notified: start out searching.
+                    is_searching = true;
+                    break;
+                }
+            }
+        }
+
+        spawner.join().unwrap();
+        assert_eq!(ran.load(SeqCst), 1);
+        sched.shutdown();
+    });
+}

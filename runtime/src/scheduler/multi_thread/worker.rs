@@ -1,0 +1,773 @@
+//! The work-stealing workers.
+//!
+//! # Run loop
+//!
+//! Each worker thread owns a [`Core`]: its local queue (256 slots), its LIFO
+//! slot, tick counter and parker. In a loop it
+//!
+//! 1. every `event_interval` ticks, polls the driver without sleeping and
+//!    checks for shutdown ("maintenance");
+//! 2. takes a task: from the global queue first every
+//!    `global_queue_interval` ticks (fairness for remote work), otherwise
+//!    from its LIFO slot, its local queue, then a batch from the global
+//!    queue;
+//! 3. if it has nothing, steals half of a random victim's queue (at most half
+//!    the workers search at once, see `idle.rs`), then checks the global
+//!    queue once more;
+//! 4. if still nothing, parks (see `park.rs`).
+//!
+//! # The LIFO slot
+//!
+//! A task woken by the task running on this worker goes into the LIFO slot
+//! instead of the back of the queue: message-passing pairs then run back to
+//! back while their data is hot in cache. The previous occupant moves to the
+//! back of the queue. After running a task, the worker runs the LIFO task
+//! within the same coop budget, at most `MAX_LIFO_POLLS_PER_TICK` times in a
+//! row; after that the slot is disabled until the next regular task, so a
+//! ping-pong pair cannot starve the queue. The slot is not stealable.
+//!
+//! # Handing the core away
+//!
+//! `block_in_place` gives the core to a fresh thread (through the worker's
+//! `AtomicCell`) and lets the current thread block; when the blocking
+//! closure returns, the thread tries to take the core back, and if another
+//! thread has it, the current task finishes its poll without a core and the
+//! thread leaves the worker loop.
+//!
+//! # Shutdown
+//!
+//! `Handle::shutdown` closes the global queue and wakes every worker. Each
+//! worker notices in maintenance, cancels tasks of the owned list and hands
+//! its core to `shutdown_cores`; the last core in drains every queue.
+
+use crate::driver::Driver;
+use crate::runtime::metrics::MetricsBatch;
+use crate::runtime::metrics::WorkerMetrics;
+use crate::scheduler::inject::Inject;
+use crate::scheduler::multi_thread::handle::Handle;
+use crate::scheduler::multi_thread::idle::Idle;
+use crate::scheduler::multi_thread::park::{Parker, Unparker};
+use crate::scheduler::multi_thread::queue;
+use crate::scheduler::{self, Config};
+use crate::task::list::OwnedTasks;
+use crate::task::{LocalNotified, Notified as TaskNotified};
+use crate::util::atomic_cell::AtomicCell;
+use crate::util::rand::FastRand;
+use crate::{context, coop};
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+type Notified = TaskNotified<Arc<Handle>>;
+
+/// At most this many LIFO polls in a row (then the slot is disabled until
+/// a regular task runs).
+const MAX_LIFO_POLLS_PER_TICK: usize = 3;
+
+/// One worker: a thread (at a time) running a core.
+pub(crate) struct Worker {
+    pub(super) handle: Arc<Handle>,
+    pub(super) index: usize,
+    /// The core, while no thread runs it.
+    core: AtomicCell<Core>,
+}
+
+/// What a worker thread needs to run tasks.
+struct Core {
+    tick: u32,
+    lifo_slot: Option<Notified>,
+    /// Disabled after too many LIFO polls in a row, or by the builder.
+    lifo_enabled: bool,
+    run_queue: queue::Local<Arc<Handle>>,
+    is_searching: bool,
+    is_shutdown: bool,
+    /// Taken while the worker sleeps, and by shutdown.
+    park: Option<Parker>,
+    stats: MetricsBatch,
+    global_queue_interval: u32,
+    rand: FastRand,
+}
+
+/// State shared by all workers.
+pub(crate) struct Shared {
+    pub(super) remotes: Box<[Remote]>,
+    pub(super) inject: Inject<Arc<Handle>>,
+    pub(super) idle: Idle,
+    pub(super) owned: OwnedTasks<Arc<Handle>>,
+    /// Cores handed in at shutdown.
+    #[allow(clippy::vec_box)] // cores move between threads as boxes
+    shutdown_cores: Mutex<Vec<Box<Core>>>,
+    pub(super) config: Config,
+    pub(super) worker_metrics: Box<[WorkerMetrics]>,
+}
+
+/// What other workers see of a worker.
+pub(super) struct Remote {
+    pub(super) steal: queue::Steal<Arc<Handle>>,
+    pub(super) unpark: Unparker,
+}
+
+/// The thread-local side of a running worker.
+pub(crate) struct Context {
+    worker: Arc<Worker>,
+    /// The core, while a task runs (so its wakes can use the local queue).
+    core: RefCell<Option<Box<Core>>>,
+}
+
+/// Workers created but not started.
+pub(crate) struct Launch(Vec<Arc<Worker>>);
+
+type RunResult = Result<Box<Core>, ()>;
+
+pub(super) fn create(
+    size: usize,
+    driver: Driver,
+    driver_handle: crate::driver::Handle,
+    blocking_spawner: crate::blocking::Spawner,
+    config: Config,
+    name: Option<String>,
+) -> (Arc<Handle>, Launch) {
+    let mut cores = Vec::with_capacity(size);
+    let mut remotes = Vec::with_capacity(size);
+    let mut worker_metrics = Vec::with_capacity(size);
+
+    let first_park = Parker::new(driver);
+    let mut parks = vec![];
+    for i in 0..size {
+        parks.push(if i == 0 {
+            None
+        } else {
+            Some(first_park.sibling())
+        });
+    }
+    parks[0] = Some(first_park);
+
+    for park in parks.into_iter().map(Option::unwrap) {
+        let (steal, run_queue) = queue::local();
+        let unpark = park.unpark();
+        let metrics = WorkerMetrics::default();
+        let stats = MetricsBatch::new(&metrics);
+        cores.push(Box::new(Core {
+            tick: 0,
+            lifo_slot: None,
+            lifo_enabled: !config.disable_lifo_slot,
+            run_queue,
+            is_searching: false,
+            is_shutdown: false,
+            park: Some(park),
+            stats,
+            global_queue_interval: config.global_queue_interval,
+            rand: FastRand::new(),
+        }));
+        remotes.push(Remote { steal, unpark });
+        worker_metrics.push(metrics);
+    }
+
+    let handle = Arc::new(Handle {
+        shared: Shared {
+            remotes: remotes.into_boxed_slice(),
+            inject: Inject::new(),
+            idle: Idle::new(size),
+            owned: OwnedTasks::new(size * 4),
+            shutdown_cores: Mutex::new(vec![]),
+            config,
+            worker_metrics: worker_metrics.into_boxed_slice(),
+        },
+        driver: driver_handle,
+        blocking_spawner,
+        metrics: Default::default(),
+        name,
+    });
+
+    let mut launch = Launch(vec![]);
+    for (index, core) in cores.drain(..).enumerate() {
+        launch.0.push(Arc::new(Worker {
+            handle: handle.clone(),
+            index,
+            core: AtomicCell::new(Some(core)),
+        }));
+    }
+    (handle, launch)
+}
+
+impl Launch {
+    /// Starts every worker thread (on the blocking pool, so that runtime
+    /// shutdown waits for them).
+    pub(crate) fn launch(mut self) {
+        for worker in self.0.drain(..) {
+            let handle = crate::runtime::Handle {
+                inner: scheduler::Handle::MultiThread(worker.handle.clone()),
+            };
+            let spawner = worker.handle.blocking_spawner.clone();
+            // `None` only if the runtime is already shutting down.
+            let _ = spawner.spawn_mandatory_blocking(&handle, move || run(worker));
+        }
+    }
+}
+
+#[track_caller]
+pub(crate) fn block_in_place<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R,
+{
+    // Takes the core back (if no other thread took it) when the blocking
+    // section ends, even by panic.
+    struct Reset {
+        take_core: bool,
+        budget: coop::Budget,
+    }
+
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            with_current(|maybe_cx| {
+                if let Some(cx) = maybe_cx {
+                    if self.take_core {
+                        let core = cx.worker.core.take();
+                        let mut cx_core = cx.core.borrow_mut();
+                        assert!(cx_core.is_none());
+                        *cx_core = core;
+                    }
+                    // Re-entering the runtime: the task's budget again.
+                    coop::set(self.budget);
+                }
+            });
+        }
+    }
+
+    let mut had_entered = false;
+    let mut take_core = false;
+
+    let setup_result = with_current(|maybe_cx| {
+        match (context::current_enter_context(), maybe_cx.is_some()) {
+            (context::EnterRuntime::Entered { .. }, true) => {
+                // On a worker thread of this runtime.
+                had_entered = true;
+            }
+            (
+                context::EnterRuntime::Entered {
+                    allow_block_in_place,
+                },
+                false,
+            ) => {
+                // Driving a runtime but not as a worker: fine only inside
+                // the multi-thread runtime's `block_on`.
+                if allow_block_in_place {
+                    had_entered = true;
+                    return Ok(());
+                } else {
+                    return Err(
+                        "can call blocking only when running on the multi-threaded runtime",
+                    );
+                }
+            }
+            (context::EnterRuntime::NotEntered, true) => {
+                // Nested `block_in_place`: already set up.
+                return Ok(());
+            }
+            (context::EnterRuntime::NotEntered, false) => {
+                // Outside any runtime: just run the closure.
+                return Ok(());
+            }
+        }
+
+        let cx = maybe_cx.expect("no .is_some() == false cases above should lead here");
+
+        // Without a core (already handed away), blocking is fine.
+        let mut core = match cx.core.borrow_mut().take() {
+            Some(core) => core,
+            None => return Ok(()),
+        };
+
+        // The LIFO task is not stealable: put it where others can reach it.
+        if let Some(task) = core.lifo_slot.take() {
+            core.run_queue.push_back_or_overflow(
+                task,
+                &cx.worker.handle.shared.inject,
+                &mut core.stats,
+            );
+        }
+
+        take_core = true;
+        assert!(core.park.is_some());
+
+        // Give the core to a new thread, which runs it while we block.
+        cx.worker.core.set(core);
+        let worker = cx.worker.clone();
+        let spawner = cx.worker.handle.blocking_spawner.clone();
+        let rt = crate::runtime::Handle {
+            inner: scheduler::Handle::MultiThread(cx.worker.handle.clone()),
+        };
+        spawner.spawn_blocking(&rt, move || run(worker));
+        Ok(())
+    });
+
+    if let Err(panic_message) = setup_result {
+        panic!("{}", panic_message);
+    }
+
+    if had_entered {
+        // Blocking code is not limited by the task budget.
+        let _reset = Reset {
+            take_core,
+            budget: coop::stop(),
+        };
+        context::exit_runtime(f)
+    } else {
+        f()
+    }
+}
+
+/// The body of a worker thread.
+fn run(worker: Arc<Worker>) {
+    // Another thread may already run this worker (after block_in_place).
+    let core = match worker.core.take() {
+        Some(core) => core,
+        None => return,
+    };
+
+    let handle = scheduler::Handle::MultiThread(worker.handle.clone());
+
+    context::enter_runtime(&handle, true, |_| {
+        let cx = scheduler::Context::MultiThread(Context {
+            worker,
+            core: RefCell::new(None),
+        });
+        context::set_scheduler(&cx, || {
+            let cx = cx.expect_multi_thread();
+            // Only ever returns `Err`: the core was handed away or shut down.
+            assert!(cx.run(core).is_err());
+        });
+    });
+}
+
+impl Context {
+    fn run(&self, mut core: Box<Core>) -> RunResult {
+        // The core may come from a thread that disabled the LIFO slot.
+        core.lifo_enabled = !self.worker.handle.shared.config.disable_lifo_slot;
+        core.stats.start_processing_scheduled_tasks();
+
+        while !core.is_shutdown {
+            core.tick();
+            core = self.maintenance(core);
+
+            if let Some(task) = core.next_task(&self.worker) {
+                core = self.run_task(task, core)?;
+                continue;
+            }
+
+            core.stats.end_processing_scheduled_tasks();
+
+            if let Some(task) = core.steal_work(&self.worker) {
+                core.stats.start_processing_scheduled_tasks();
+                core = self.run_task(task, core)?;
+            } else {
+                core = self.park(core);
+                core.stats.start_processing_scheduled_tasks();
+            }
+        }
+
+        core.pre_shutdown(&self.worker);
+        self.worker.handle.shutdown_core(core);
+        Err(())
+    }
+
+    fn run_task(&self, task: Notified, mut core: Box<Core>) -> RunResult {
+        let task = self.worker.handle.shared.owned.assert_owner(task);
+
+        // Not searching any more: lets another idle worker search.
+        core.transition_from_searching(&self.worker);
+
+        // A regular task re-enables the LIFO slot.
+        core.lifo_enabled = !self.worker.handle.shared.config.disable_lifo_slot;
+
+        core.stats.start_poll();
+        *self.core.borrow_mut() = Some(core);
+
+        coop::budget(|| {
+            task.run();
+            let mut lifo_polls = 0;
+
+            // Run LIFO tasks while the budget lasts.
+            loop {
+                let mut core = match self.core.borrow_mut().take() {
+                    Some(core) => core,
+                    // `block_in_place` handed the core to another thread.
+                    None => return Err(()),
+                };
+
+                let task = match core.lifo_slot.take() {
+                    Some(task) => task,
+                    None => return Ok(core),
+                };
+
+                if !coop::has_budget_remaining() {
+                    // Out of budget: the LIFO task waits its turn in the
+                    // queue, where it can also be stolen.
+                    core.run_queue.push_back_or_overflow(
+                        task,
+                        &self.worker.handle.shared.inject,
+                        &mut core.stats,
+                    );
+                    // Others may be idle while we hold work.
+                    self.worker.handle.notify_parked();
+                    return Ok(core);
+                }
+
+                lifo_polls += 1;
+                if lifo_polls >= MAX_LIFO_POLLS_PER_TICK {
+                    core.lifo_enabled = false;
+                }
+
+                core.stats.inc_lifo_count();
+                core.stats.start_poll();
+                *self.core.borrow_mut() = Some(core);
+                let task = self.worker.handle.shared.owned.assert_owner(task);
+                run_lifo(task);
+            }
+        })
+    }
+
+    fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        if core.tick % self.worker.handle.shared.config.event_interval == 0 {
+            // Poll the driver without sleeping.
+            core = self.park_timeout(core, Some(Duration::ZERO));
+            core.maintenance(&self.worker);
+        }
+        core
+    }
+
+    fn park(&self, mut core: Box<Core>) -> Box<Core> {
+        if let Some(f) = &self.worker.handle.shared.config.before_park {
+            f();
+        }
+
+        if core.transition_to_parked(&self.worker) {
+            while !core.is_shutdown {
+                core.stats.about_to_park();
+                core.stats.submit(
+                    &self.worker.handle.shared.worker_metrics[self.worker.index],
+                    core.run_queue.len(),
+                );
+                core = self.park_timeout(core, None);
+                core.stats.unparked();
+                core.maintenance(&self.worker);
+                if core.transition_from_parked(&self.worker) {
+                    break;
+                }
+            }
+        }
+
+        if let Some(f) = &self.worker.handle.shared.config.after_unpark {
+            f();
+        }
+        core
+    }
+
+    fn park_timeout(&self, mut core: Box<Core>, duration: Option<Duration>) -> Box<Core> {
+        let mut park = core.park.take().expect("park missing");
+
+        // Wakes from the driver on this thread may use the local queue.
+        *self.core.borrow_mut() = Some(core);
+
+        match duration {
+            Some(timeout) => park.park_timeout(&self.worker.handle.driver, timeout),
+            None => park.park(&self.worker.handle.driver),
+        }
+
+        let mut core = self.core.borrow_mut().take().expect("core missing");
+        core.park = Some(park);
+
+        if core.should_notify_others() {
+            self.worker.handle.notify_parked();
+        }
+        core
+    }
+}
+
+/// Runs a LIFO task (kept out of line for clearer profiles).
+#[inline(never)]
+fn run_lifo(task: LocalNotified<Arc<Handle>>) {
+    task.run();
+}
+
+impl Core {
+    fn tick(&mut self) {
+        self.tick = self.tick.wrapping_add(1);
+    }
+
+    fn next_task(&mut self, worker: &Worker) -> Option<Notified> {
+        if self.tick % self.global_queue_interval == 0 {
+            worker
+                .handle
+                .next_remote_task()
+                .or_else(|| self.next_local_task())
+        } else {
+            let maybe_task = self.next_local_task();
+            if maybe_task.is_some() {
+                return maybe_task;
+            }
+
+            let inject = &worker.handle.shared.inject;
+            if inject.is_empty() {
+                return None;
+            }
+
+            // Pull a batch from the global queue: our share, bounded by the
+            // room in the local queue (which only stealers can shrink).
+            let cap = usize::min(
+                self.run_queue.remaining_slots(),
+                self.run_queue.max_capacity() / 2,
+            );
+            let n = usize::min(inject.len() / worker.handle.shared.remotes.len() + 1, cap);
+            let n = usize::max(1, n);
+
+            let mut first = None;
+            let run_queue = &mut self.run_queue;
+            let taken = inject.pop_n(n, |task| {
+                if first.is_none() {
+                    first = Some(task);
+                } else {
+                    run_queue.push_back(std::iter::once(task));
+                }
+            });
+            self.stats.inc_injector_pull_count(taken);
+            first
+        }
+    }
+
+    fn next_local_task(&mut self) -> Option<Notified> {
+        self.lifo_slot.take().or_else(|| self.run_queue.pop())
+    }
+
+    /// Steals from another worker, or takes from the global queue.
+    fn steal_work(&mut self, worker: &Worker) -> Option<Notified> {
+        if !self.transition_to_searching(worker) {
+            return None;
+        }
+
+        let num = worker.handle.shared.remotes.len();
+        // Start from a random victim so that thieves spread out.
+        let start = self.rand.fastrand_n(num as u32) as usize;
+
+        for i in 0..num {
+            let i = (start + i) % num;
+            if i == worker.index {
+                continue;
+            }
+            let target = &worker.handle.shared.remotes[i];
+            if let Some(task) = target
+                .steal
+                .steal_into(&mut self.run_queue, &mut self.stats)
+            {
+                return Some(task);
+            }
+        }
+
+        // Nothing to steal: the global queue, once more.
+        worker.handle.next_remote_task()
+    }
+
+    fn transition_to_searching(&mut self, worker: &Worker) -> bool {
+        if !self.is_searching {
+            self.is_searching = worker.handle.shared.idle.transition_worker_to_searching();
+        }
+        self.is_searching
+    }
+
+    fn transition_from_searching(&mut self, worker: &Worker) {
+        if !self.is_searching {
+            return;
+        }
+        self.is_searching = false;
+        if worker.handle.shared.idle.transition_worker_from_searching() {
+            // We were the last searcher: wake another worker in case more
+            // work than we take is queued.
+            worker.handle.notify_parked();
+        }
+    }
+
+    fn has_tasks(&self) -> bool {
+        self.lifo_slot.is_some() || self.run_queue.has_tasks()
+    }
+
+    fn should_notify_others(&self) -> bool {
+        // A searcher will find the work anyway; otherwise, with more than
+        // one task here, someone else could help.
+        if self.is_searching {
+            return false;
+        }
+        self.lifo_slot.is_some() as usize + self.run_queue.len() > 1
+    }
+
+    /// Prepares to park. Returns `false` if there is work after all.
+    fn transition_to_parked(&mut self, worker: &Worker) -> bool {
+        if self.has_tasks() {
+            return false;
+        }
+        let is_last_searcher = worker
+            .handle
+            .shared
+            .idle
+            .transition_worker_to_parked(worker.index, self.is_searching);
+        self.is_searching = false;
+        if is_last_searcher {
+            // Work may have arrived after our last look (idle.rs).
+            worker.handle.notify_if_work_pending();
+        }
+        true
+    }
+
+    /// After waking up: `true` if the worker should run.
+    fn transition_from_parked(&mut self, worker: &Worker) -> bool {
+        // Local work (e.g. from the driver) means running, notified or not.
+        if self.has_tasks() {
+            // Searching only if somebody notified us (and so counted us).
+            self.is_searching = !worker.handle.shared.idle.unpark_worker_by_id(worker.index);
+            return true;
+        }
+        if worker.handle.shared.idle.is_parked(worker.index) {
+            // Nobody notified us: spurious wake-up.
+            return false;
+        }
+        // Notified workers start out searching.
+        self.is_searching = true;
+        true
+    }
+
+    /// Checks for shutdown and publishes metrics.
+    fn maintenance(&mut self, worker: &Worker) {
+        self.stats.submit(
+            &worker.handle.shared.worker_metrics[worker.index],
+            self.run_queue.len(),
+        );
+        if !self.is_shutdown {
+            self.is_shutdown = worker.handle.shared.inject.is_closed();
+        }
+    }
+
+    /// Cancels tasks before the core is handed in.
+    fn pre_shutdown(&mut self, worker: &Worker) {
+        worker.handle.shared.owned.close_and_shutdown_all();
+        self.stats
+            .submit(&worker.handle.shared.worker_metrics[worker.index], 0);
+    }
+
+    /// Empties the core's queues (their tasks are cancelled already).
+    fn shutdown(&mut self, handle: &Handle) {
+        let mut park = self.park.take().expect("park missing");
+        while self.next_local_task().is_some() {}
+        park.shutdown(&handle.driver);
+    }
+}
+
+impl Handle {
+    /// Takes a shut-down core; the last one finishes the shutdown.
+    fn shutdown_core(&self, core: Box<Core>) {
+        let mut cores = self.shared.shutdown_cores.lock().unwrap();
+        cores.push(core);
+        if cores.len() != self.shared.remotes.len() {
+            return;
+        }
+        debug_assert!(self.shared.owned.is_empty());
+        for mut core in cores.drain(..) {
+            core.shutdown(self);
+        }
+        // Every task is cancelled: the queued notifications only need
+        // dropping.
+        while let Some(task) = self.next_remote_task() {
+            drop(task);
+        }
+    }
+
+    /// Queues a woken task: locally (LIFO slot or queue) on a worker of this
+    /// runtime that holds its core, else on the global queue.
+    pub(super) fn schedule_task(&self, task: Notified, is_yield: bool) {
+        with_current(|maybe_cx| {
+            if let Some(cx) = maybe_cx {
+                // Same runtime, and this thread still holds a core?
+                if std::ptr::eq(self, &*cx.worker.handle) {
+                    if let Some(core) = cx.core.borrow_mut().as_mut() {
+                        self.schedule_local(core, task, is_yield);
+                        return;
+                    }
+                }
+            }
+            self.push_remote_task(task);
+            self.notify_parked();
+        });
+    }
+
+    fn schedule_local(&self, core: &mut Core, task: Notified, is_yield: bool) {
+        core.stats.inc_local_schedule_count();
+
+        let should_notify = if is_yield || !core.lifo_enabled {
+            // One waiting task is not worth waking a worker for: it runs
+            // here as soon as the current poll ends, as a LIFO task would.
+            // A second one is.
+            let had_tasks = core.has_tasks();
+            core.run_queue
+                .push_back_or_overflow(task, &self.shared.inject, &mut core.stats);
+            had_tasks
+        } else {
+            // The woken task runs next; the one it displaces queues up.
+            let prev = core.lifo_slot.take();
+            let ret = prev.is_some();
+            if let Some(prev) = prev {
+                core.run_queue
+                    .push_back_or_overflow(prev, &self.shared.inject, &mut core.stats);
+            }
+            core.lifo_slot = Some(task);
+            ret
+        };
+
+        // `park` is `None` while the worker sleeps (wakes from the driver):
+        // they come in batches, and the worker notifies after its sleep.
+        if should_notify && core.park.is_some() {
+            self.notify_parked();
+        }
+    }
+
+    fn push_remote_task(&self, task: Notified) {
+        self.metrics.inc_remote_schedule_count();
+        self.shared.inject.push(task);
+    }
+
+    pub(super) fn next_remote_task(&self) -> Option<Notified> {
+        self.shared.inject.pop()
+    }
+
+    /// Wakes a parked worker if new work may need one (see `idle.rs`).
+    pub(super) fn notify_parked(&self) {
+        if let Some(index) = self.shared.idle.worker_to_notify() {
+            self.shared.remotes[index].unpark.unpark(&self.driver);
+        }
+    }
+
+    pub(super) fn notify_all(&self) {
+        for remote in &self.shared.remotes[..] {
+            remote.unpark.unpark(&self.driver);
+        }
+    }
+
+    fn notify_if_work_pending(&self) {
+        for remote in &self.shared.remotes[..] {
+            if !remote.steal.is_empty() {
+                self.notify_parked();
+                return;
+            }
+        }
+        if !self.shared.inject.is_empty() {
+            self.notify_parked();
+        }
+    }
+}
+
+/// Runs `f` with the current worker context, if this thread is a worker.
+fn with_current<R>(f: impl FnOnce(Option<&Context>) -> R) -> R {
+    use scheduler::Context::MultiThread;
+    context::with_scheduler(|ctx| match ctx {
+        Some(MultiThread(ctx)) => f(Some(ctx)),
+        _ => f(None),
+    })
+}

@@ -1,0 +1,299 @@
+//! What happens to a task: poll, complete, cancel, join, shut down.
+//!
+//! `Harness<T, S>` is a typed view of a task allocation. Its methods are the
+//! bodies of the vtable entries; each one starts with a state transition that
+//! decides who owns what (see `state.rs`), then acts on exactly what it owns.
+//!
+//! User code (the future's `poll` and `Drop`, the output's `Drop`) runs under
+//! `catch_unwind`: a panicking task becomes `JoinError::Panic` and never takes
+//! its worker thread down.
+
+use crate::task::core::{Cell, Core, Header, Trailer};
+use crate::task::error::JoinError;
+use crate::task::state::{Snapshot, TransitionToIdle, TransitionToRunning};
+use crate::task::waker::waker_ref;
+use crate::task::{Notified, RawTask, Schedule, Task};
+
+use std::any::Any;
+use std::future::Future;
+use std::mem::ManuallyDrop;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::task::{Context, Poll, Waker};
+
+pub(super) struct Harness<T: Future, S: 'static> {
+    cell: NonNull<Cell<T, S>>,
+}
+
+impl<T: Future, S: Schedule> Harness<T, S> {
+    /// # Safety
+    /// `ptr` must head a live `Cell<T, S>`.
+    pub(super) unsafe fn from_raw(ptr: NonNull<Header>) -> Harness<T, S> {
+        Harness { cell: ptr.cast() }
+    }
+
+    fn header_ptr(&self) -> NonNull<Header> {
+        self.cell.cast()
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the cell is live while a harness exists (its creator holds
+        // a reference).
+        unsafe { &self.cell.as_ref().header }
+    }
+
+    fn trailer(&self) -> &Trailer {
+        // SAFETY: as `header`.
+        unsafe { &self.cell.as_ref().trailer }
+    }
+
+    fn core(&self) -> &Core<T, S> {
+        // SAFETY: as `header`.
+        unsafe { &self.cell.as_ref().core }
+    }
+
+    fn raw(&self) -> RawTask {
+        // SAFETY: the header is live.
+        unsafe { RawTask::from_raw(self.header_ptr()) }
+    }
+
+    fn drop_reference(self) {
+        self.raw().drop_reference();
+    }
+
+    fn dealloc(self) {
+        self.raw().dealloc();
+    }
+
+    // ----- polling ----------------------------------------------------------
+
+    /// Polls the future once; consumes the `Notified`'s reference.
+    pub(super) fn poll(self) {
+        match self.header().state.transition_to_running() {
+            TransitionToRunning::Success => {
+                let header_ptr = self.header_ptr();
+                let waker = waker_ref(&header_ptr);
+                let cx = Context::from_waker(&waker);
+                if poll_future(self.core(), self.header().id, cx).is_ready() {
+                    self.complete();
+                    return;
+                }
+                match self.header().state.transition_to_idle() {
+                    TransitionToIdle::Ok => {}
+                    TransitionToIdle::OkNotified => {
+                        // Woken while running (e.g. `yield_now`): to the back
+                        // of the queue, not the LIFO slot.
+                        let notified = Notified::from_raw(self.raw());
+                        self.core().scheduler.yield_now(notified);
+                        self.drop_reference();
+                    }
+                    TransitionToIdle::OkDealloc => self.dealloc(),
+                    TransitionToIdle::Cancelled => {
+                        cancel_task(self.core(), self.header().id);
+                        self.complete();
+                    }
+                }
+            }
+            TransitionToRunning::Cancelled => {
+                cancel_task(self.core(), self.header().id);
+                self.complete();
+            }
+            TransitionToRunning::Failed => {}
+            TransitionToRunning::Dealloc => self.dealloc(),
+        }
+    }
+
+    /// Runtime shutdown; consumes one reference.
+    pub(super) fn shutdown(self) {
+        if !self.header().state.transition_to_shutdown() {
+            // Running or complete elsewhere: its owner sees CANCELLED.
+            self.drop_reference();
+            return;
+        }
+        // We hold RUNNING now.
+        cancel_task(self.core(), self.header().id);
+        self.complete();
+    }
+
+    /// RUNNING -> COMPLETE with the output already stored; leaves the
+    /// owned-tasks list, notifies the `JoinHandle` and drops the references
+    /// of the run (and of the list).
+    fn complete(self) {
+        // Leave the list first: whoever sees COMPLETE (a `JoinHandle`, a
+        // metrics reader after it) sees the task gone from the live count.
+        // A running task needs no cancelling, so shutdown may miss it.
+        let num_release = self.release();
+
+        let snapshot = self.header().state.transition_to_complete();
+        let id = self.header().id;
+        // Neither dropping the output nor waking the joiner may unwind
+        // through the worker.
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+            if !snapshot.is_join_interested() {
+                // Nobody will read the output: drop it here. We own the stage
+                // (COMPLETE without JOIN_INTEREST).
+                // SAFETY: exclusive access, as stated.
+                unsafe { self.core().stage.drop_future_or_output(id) };
+            } else if snapshot.is_join_waker_set() {
+                // SAFETY: COMPLETE and JOIN_WAKER are set: the waker field is
+                // frozen and ours to read.
+                unsafe { self.trailer().wake_join() };
+                let snapshot = self.header().state.unset_waker_after_complete();
+                if !snapshot.is_join_interested() {
+                    // The handle went away while we woke it: the field is
+                    // ours and nobody else will drop the waker.
+                    // SAFETY: JOIN_WAKER is clear and there is no handle.
+                    unsafe { self.trailer().set_waker(None) };
+                }
+            }
+        }));
+
+        if self.header().state.transition_to_terminal(num_release) {
+            self.dealloc();
+        }
+    }
+
+    /// Leaves the owned-tasks list; returns how many references to drop (the
+    /// run's, plus the list's if the list still held the task).
+    fn release(&self) -> usize {
+        let me = ManuallyDrop::new(Task::<S>::from_raw(self.raw()));
+        match self.core().scheduler.release(&me) {
+            Some(task) => {
+                // Its reference is dropped by `transition_to_terminal`.
+                std::mem::forget(task);
+                2
+            }
+            None => 1,
+        }
+    }
+
+    // ----- JoinHandle -------------------------------------------------------
+
+    /// # Safety
+    /// `dst` points to a `Poll<Result<T::Output, JoinError>>`; the caller is
+    /// the `JoinHandle`.
+    pub(super) unsafe fn try_read_output(
+        self,
+        dst: *mut Poll<Result<T::Output, JoinError>>,
+        waker: &Waker,
+    ) {
+        if can_read_output(self.header(), self.trailer(), waker) {
+            // SAFETY: COMPLETE with JOIN_INTEREST: the output is the
+            // handle's; `dst` is valid (caller's contract).
+            unsafe { *dst = Poll::Ready(self.core().stage.take_output()) };
+        }
+    }
+
+    pub(super) fn drop_join_handle_slow(self) {
+        let prev = self.header().state.transition_to_join_handle_dropped();
+        if prev.is_complete() {
+            // The output is ours and nobody will read it.
+            let id = self.header().id;
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: COMPLETE with JOIN_INTEREST (until our transition)
+                // makes the stage the handle's.
+                unsafe { self.core().stage.drop_future_or_output(id) };
+            }));
+        } else {
+            // We cleared JOIN_WAKER (or it was clear): the waker field is
+            // ours, and completion will not look at it.
+            // SAFETY: as stated.
+            unsafe { self.trailer().set_waker(None) };
+        }
+        self.drop_reference();
+    }
+}
+
+/// Whether the output can be read now. If not, the waker is registered.
+fn can_read_output(header: &Header, trailer: &Trailer, waker: &Waker) -> bool {
+    let snapshot = header.state.load();
+    debug_assert!(snapshot.is_join_interested());
+    if snapshot.is_complete() {
+        return true;
+    }
+    let res = if snapshot.is_join_waker_set() {
+        // SAFETY: JOIN_WAKER is set, so the field is frozen: reading is fine
+        // (completion may read it concurrently, nobody writes).
+        if unsafe { trailer.will_wake(waker) } {
+            return false;
+        }
+        // Take the field back, then store the new waker.
+        header
+            .state
+            .unset_waker()
+            .and_then(|_| set_join_waker(header, trailer, waker.clone()))
+    } else {
+        set_join_waker(header, trailer, waker.clone())
+    };
+    match res {
+        Ok(_) => false,
+        Err(snapshot) => {
+            assert!(snapshot.is_complete());
+            true
+        }
+    }
+}
+
+fn set_join_waker(header: &Header, trailer: &Trailer, waker: Waker) -> Result<Snapshot, Snapshot> {
+    // SAFETY: JOIN_WAKER is clear and we are the only `JoinHandle`: the
+    // field is ours until `set_join_waker` publishes it.
+    unsafe { trailer.set_waker(Some(waker)) };
+    let res = header.state.set_join_waker();
+    if res.is_err() {
+        // Completed meanwhile: the field is still ours; clear it.
+        // SAFETY: as above.
+        unsafe { trailer.set_waker(None) };
+    }
+    res
+}
+
+/// Drops the future and stores `Cancelled` (or the panic its drop raised).
+fn cancel_task<T: Future, S>(core: &Core<T, S>, id: crate::task::Id) {
+    let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the caller holds RUNNING.
+        unsafe { core.stage.drop_future_or_output(id) };
+    }));
+    let err = match res {
+        Ok(()) => JoinError::cancelled(id),
+        Err(panic) => JoinError::panic(id, panic),
+    };
+    // SAFETY: the caller holds RUNNING.
+    unsafe { core.stage.store_output(id, Err(err)) };
+}
+
+/// Polls the future; on `Ready` (or panic) stores the output.
+fn poll_future<T: Future, S: Schedule>(
+    core: &Core<T, S>,
+    id: crate::task::Id,
+    cx: Context<'_>,
+) -> Poll<()> {
+    let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the caller holds RUNNING.
+        unsafe { core.stage.poll(id, cx) }
+    }));
+    let output = match res {
+        Ok(Poll::Pending) => return Poll::Pending,
+        Ok(Poll::Ready(output)) => Ok(output),
+        Err(panic) => Err(panic_to_error(core, id, panic)),
+    };
+    // SAFETY: still RUNNING. Storing over `Consumed` drops nothing, so it
+    // cannot panic.
+    unsafe { core.stage.store_output(id, output) };
+    Poll::Ready(())
+}
+
+fn panic_to_error<T: Future, S: Schedule>(
+    core: &Core<T, S>,
+    id: crate::task::Id,
+    panic: Box<dyn Any + Send>,
+) -> JoinError {
+    // The future panicked in `poll` (it is still in the stage) or in its
+    // destructor after `Ready` (the stage is already `Consumed`). Either way
+    // drop what is left, ignoring a second panic.
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the caller holds RUNNING.
+        unsafe { core.stage.drop_future_or_output(id) };
+    }));
+    core.scheduler.unhandled_panic();
+    JoinError::panic(id, panic)
+}

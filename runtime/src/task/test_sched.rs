@@ -1,0 +1,106 @@
+//! A minimal scheduler for unit tests and loom models of the task module:
+//! a locked FIFO of notified tasks that the test drives by hand.
+//!
+//! It is a handle around a loom `Arc` (under loom), so a task that is never
+//! freed shows up as a leaked `Arc` in the model.
+
+use crate::loom::sync::{Arc, Mutex};
+use crate::task::list::OwnedTasks;
+use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+
+use std::collections::VecDeque;
+use std::future::Future;
+
+#[derive(Clone)]
+pub(crate) struct TestSched {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    owned: OwnedTasks<TestSched>,
+    queue: Mutex<VecDeque<Notified<TestSched>>>,
+}
+
+impl TestSched {
+    pub(crate) fn new() -> TestSched {
+        TestSched {
+            inner: Arc::new(Inner {
+                owned: OwnedTasks::new(1),
+                queue: Mutex::new(VecDeque::new()),
+            }),
+        }
+    }
+
+    /// Spawns `future` and queues its first poll.
+    pub(crate) fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) = self.bind(future);
+        self.schedule(notified);
+        join
+    }
+
+    /// Creates a task and returns its first notification instead of
+    /// queueing it (for tests of other queues).
+    pub(crate) fn bind<F>(&self, future: F) -> (JoinHandle<F::Output>, Notified<TestSched>)
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (join, notified) = self.inner.owned.bind(future, self.clone(), Id::next());
+        (join, notified.expect("scheduler is not shut down"))
+    }
+
+    /// Runs a notification taken from another queue.
+    #[allow(dead_code)]
+    pub(crate) fn run(&self, task: Notified<TestSched>) {
+        self.inner.owned.assert_owner(task).run();
+    }
+
+    /// Runs one queued task; `false` if the queue was empty.
+    pub(crate) fn tick(&self) -> bool {
+        let task = self.inner.queue.lock().pop_front();
+        match task {
+            Some(task) => {
+                self.run(task);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Runs queued tasks until the queue is empty.
+    pub(crate) fn run_all(&self) {
+        while self.tick() {}
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn queued(&self) -> usize {
+        self.inner.queue.lock().len()
+    }
+
+    /// Cancels every task and drops every queued notification.
+    pub(crate) fn shutdown(&self) {
+        self.inner.owned.close_and_shutdown_all();
+        loop {
+            let task = self.inner.queue.lock().pop_front();
+            match task {
+                Some(task) => drop(task),
+                None => break,
+            }
+        }
+        assert!(self.inner.owned.is_empty());
+    }
+}
+
+impl Schedule for TestSched {
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+        self.inner.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified<Self>) {
+        self.inner.queue.lock().push_back(task);
+    }
+}

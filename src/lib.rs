@@ -1,0 +1,54 @@
+//! A work-stealing async runtime with tokio's API, and synchronization
+//! primitives and channels built to be faster under contention.
+//!
+//! volt is a drop-in replacement for tokio: change `tokio` to `volt` in
+//! `Cargo.toml` and in your source, and the program builds and runs as
+//! before. Same module paths, names, signatures, feature flags, error types
+//! and panic messages; same documented guarantees (cancel safety, FIFO
+//! fairness, drop and shutdown behaviour).
+//!
+//! ```
+//! #[volt::main]
+//! async fn main() {
+//!     let handle = volt::spawn(async { 6 * 7 });
+//!     assert_eq!(handle.await.unwrap(), 42);
+//! }
+//! ```
+//!
+//! # What is here
+//!
+//! * [`runtime`]: the multi-thread (work-stealing) and current-thread
+//!   schedulers, `Builder`, `Handle`, metrics.
+//! * [`task`]: `spawn`, `spawn_blocking`, `block_in_place`, `JoinHandle`,
+//!   `AbortHandle`, `JoinError`, task ids, `yield_now`, the coop budget.
+//! * `#[volt::main]`, `#[volt::test]`, [`select!`], [`join!`],
+//!   [`try_join!`], [`pin!`].
+//! * `sync`: synchronization primitives (in progress).
+//!
+//! # Feature flags
+//!
+//! tokio's names: `full`, `rt`, `rt-multi-thread`, `macros`, `sync`,
+//! `time`, `net`, `io-util`, `io-std`, `fs`, `signal`, `process`,
+//! `test-util`. Unlike tokio, the default features are `full` (everything
+//! but `test-util`), so `volt = "0.1"` needs no feature list; a tokio
+//! feature list carries over unchanged. `tracing` adds a span per task.
+
+#![warn(missing_docs)]
+
+#[cfg(feature = "rt")]
+pub use volt_runtime::{runtime, spawn, task};
+
+pub use volt_runtime::pin;
+
+#[cfg(feature = "macros")]
+pub use volt_runtime::{join, main, select, test, try_join};
+
+#[cfg(feature = "sync")]
+pub mod sync {
+    //! Synchronization primitives for use in asynchronous contexts.
+    //!
+    //! (The primitives land with the `volt-sync` and `volt-channel`
+    //! crates.)
+    #[doc(inline)]
+    pub use volt_sync::*;
+}

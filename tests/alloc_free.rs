@@ -1,0 +1,112 @@
+//! Wakers allocate nothing: cloning, waking (by reference and by value) and
+//! dropping a task's waker, and re-scheduling the task, touch no allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::future::poll_fn;
+use std::task::Poll;
+
+/// Counts allocations made by the current thread while `COUNTING` is set.
+struct CountingAlloc;
+
+std::thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator; the bookkeeping only touches
+// const-initialized thread-locals without destructors (no allocation).
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(|c| c.get()) {
+            ALLOCS.with(|a| a.set(a.get() + 1));
+        }
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn count_allocs<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    ALLOCS.with(|a| a.set(0));
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (r, ALLOCS.with(|a| a.get()))
+}
+
+#[test]
+fn waker_clone_wake_and_drop_do_not_allocate() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        volt::spawn(async {
+            let mut rounds = 0;
+            poll_fn(|cx| {
+                rounds += 1;
+                if rounds > 10_000 {
+                    return Poll::Ready(());
+                }
+                let ((), allocs) = count_allocs(|| {
+                    let w = cx.waker().clone();
+                    assert!(w.will_wake(cx.waker()));
+                    w.wake_by_ref();
+                    let w2 = w.clone();
+                    drop(w);
+                    // Re-queues the task (already notified: a no-op now).
+                    w2.wake();
+                });
+                assert_eq!(allocs, 0, "waker operations allocated in round {rounds}");
+                Poll::Pending
+            })
+            .await
+        })
+        .await
+        .unwrap();
+    });
+}
+
+#[test]
+fn idle_task_woken_from_its_scheduler_does_not_allocate() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (tx, rx) = std::sync::mpsc::channel::<std::task::Waker>();
+        let sleeper = volt::spawn(async move {
+            let mut n = 0;
+            poll_fn(|cx| {
+                n += 1;
+                if n > 1_000 {
+                    return Poll::Ready(());
+                }
+                tx.send(cx.waker().clone()).unwrap();
+                Poll::Pending
+            })
+            .await
+        });
+        let waker_task = volt::spawn(async move {
+            for _ in 0..1_000 {
+                let w = loop {
+                    match rx.try_recv() {
+                        Ok(w) => break w,
+                        Err(_) => volt::task::yield_now().await,
+                    }
+                };
+                // Waking an idle task pushes it on the local run queue.
+                let ((), allocs) = count_allocs(|| w.wake());
+                assert_eq!(allocs, 0);
+            }
+        });
+        waker_task.await.unwrap();
+        sleeper.await.unwrap();
+    });
+}

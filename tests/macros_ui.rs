@@ -1,0 +1,7 @@
+//! Compile errors of volt's macros name the faulty argument (trybuild).
+
+#[test]
+fn macro_errors() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}

@@ -1,0 +1,2 @@
+#[volt::main(flavor = "single_thread")]
+async fn main() {}

@@ -1,0 +1,2 @@
+#[volt::main]
+fn main() {}

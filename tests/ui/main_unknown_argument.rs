@@ -1,0 +1,2 @@
+#[volt::main(threads = 4)]
+async fn main() {}

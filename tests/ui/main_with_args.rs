@@ -1,0 +1,2 @@
+#[volt::main]
+async fn main(_x: u32) {}

@@ -1,0 +1,2 @@
+#[volt::main(worker_threads = "four")]
+async fn main() {}

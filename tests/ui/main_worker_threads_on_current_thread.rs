@@ -1,0 +1,2 @@
+#[volt::main(flavor = "current_thread", worker_threads = 4)]
+async fn main() {}

@@ -1,0 +1,2 @@
+#[volt::main(worker_threads = 0)]
+async fn main() {}

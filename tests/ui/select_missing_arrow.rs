@@ -1,0 +1,7 @@
+async fn f() {
+    volt::select! {
+        v = async { 1 } v,
+    }
+}
+
+fn main() {}

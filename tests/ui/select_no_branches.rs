@@ -1,0 +1,5 @@
+async fn f() {
+    volt::select! {}
+}
+
+fn main() {}

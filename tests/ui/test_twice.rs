@@ -1,0 +1,5 @@
+#[volt::test]
+#[test]
+async fn twice() {}
+
+fn main() {}

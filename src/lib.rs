@@ -43,6 +43,15 @@ pub use volt_runtime::pin;
 #[cfg(feature = "macros")]
 pub use volt_runtime::{join, main, select, test, try_join};
 
+/// A fast multi-producer, multi-consumer channel (volt's own; tokio has
+/// none). See [`bounded`](channel::bounded) and
+/// [`unbounded`](channel::unbounded).
+#[cfg(feature = "sync")]
+pub mod channel {
+    #[doc(inline)]
+    pub use volt_channel::mpmc::*;
+}
+
 #[cfg(feature = "sync")]
 pub mod sync {
     //! Synchronization primitives for use in asynchronous contexts.

@@ -120,3 +120,33 @@ fn mutex_and_rwlock_waiting_does_not_allocate() {
         HANDOFFS as u64
     );
 }
+
+#[test]
+fn channel_waiting_does_not_allocate() {
+    for cap in [Some(0), Some(1), None] {
+        let (tx, rx) = match cap {
+            Some(c) => volt::channel::bounded::<u64>(c),
+            None => volt::channel::unbounded(),
+        };
+        let allocs = count_allocations(move |n| {
+            let (tx, rx) = (tx.clone(), rx.clone());
+            async move {
+                for i in 0..HANDOFFS as u64 / 2 {
+                    // Both tasks send then receive: receivers wait for the
+                    // other's value, senders wait for room (or, with
+                    // capacity 0, for a receiver).
+                    let send = tx.send(i);
+                    let recv = rx.recv();
+                    let (s, r) = volt::join!(send, recv);
+                    s.unwrap();
+                    r.unwrap();
+                    n.fetch_add(1, SeqCst);
+                }
+            }
+        });
+        // The unbounded channel allocates its blocks of 31 values (and
+        // frees them once received); waiting itself allocates nothing.
+        let limit = if cap.is_none() { HANDOFFS / 31 + 2 } else { 0 };
+        assert!(allocs <= limit, "cap {cap:?}: {allocs} allocations");
+    }
+}

@@ -1,8 +1,15 @@
-//! volt's channels (`volt::channel`, and `volt::sync::{mpsc, oneshot,
-//! watch, broadcast}`).
+//! volt's channels.
 //!
-//! This crate is a stub until the channels land: it fixes the dependency
-//! direction (runtime ← sync ← channel ← volt).
+//! * [`mpmc`] (re-exported as `volt::channel`): a fast multi-producer,
+//!   multi-consumer channel, volt's own (tokio has none).
+//! * tokio's `mpsc`, `oneshot`, `watch` and `broadcast` are the next step
+//!   of this crate (they are not implemented yet).
+//!
+//! The crate sits above `volt-sync` (runtime ← sync ← channel ← volt) and
+//! reaches the runtime only through the waker bridge.
 
 #[doc(hidden)]
 pub use volt_sync::__bridge;
+use volt_sync::__bridge as bridge;
+
+pub mod mpmc;

@@ -1,0 +1,164 @@
+//! The shared state of an MPMC channel and its non-blocking operations.
+//!
+//! A `Chan` is a data path (the bounded [`Ring`] or the unbounded [`List`])
+//! plus the waiter queues of both sides:
+//!
+//! * `recv_waiters` (`fast_recv_waiter` + `has_recv_waiters`): receivers
+//!   waiting for a value; notified by every successful push.
+//! * `send_waiters` (`fast_send_waiter` + `has_send_waiters`): senders
+//!   waiting for room in a bounded channel; notified by every pop.
+//! * `handoff_waiters` (rendezvous only): the sender whose value sits in
+//!   the channel waits there until a receiver has taken it.
+//!
+//! Every push and pop is followed by `fence(SeqCst)` and a look at the other
+//! side's queue: the notifier half of the Dekker protocol described in
+//! [`super::waiters`].
+//!
+//! # Rendezvous (`bounded(0)`)
+//!
+//! A rendezvous channel is a ring of one slot whose senders do not finish
+//! when their value is stored, but when a receiver has claimed it: the
+//! sender remembers its ticket (the index it pushed at) and waits in
+//! `handoff_waiters` until `head` has moved past it. A sender cancelled
+//! before that takes its value back ([`Ring::unpush`]), so a cancelled
+//! `send` never delivers. `try_send` succeeds only while a receiver waits.
+//!
+//! # Closing
+//!
+//! The channel closes when the last sender or the last receiver is dropped,
+//! or on `close()`: the data path's closed bit is set (no push succeeds
+//! after it), and every waiter of every queue is woken. Receivers still
+//! drain the values sent before the close.
+
+use super::list::List;
+use super::ring::{PopError, PushError, Ring};
+use super::waiters::WaitQueue;
+use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
+
+pub(crate) enum Queue<T> {
+    Ring(Ring<T>),
+    List(List<T>),
+}
+
+pub(crate) struct Chan<T> {
+    pub(crate) queue: Queue<T>,
+    /// `bounded(0)`.
+    pub(crate) rendezvous: bool,
+    pub(crate) recv_waiters: WaitQueue,
+    pub(crate) send_waiters: WaitQueue,
+    pub(crate) handoff_waiters: WaitQueue,
+    pub(crate) senders: AtomicUsize,
+    pub(crate) receivers: AtomicUsize,
+}
+
+impl<T> Chan<T> {
+    pub(crate) fn bounded(cap: usize) -> Self {
+        Chan::with_queue(Queue::Ring(Ring::new(cap.max(1))), cap == 0)
+    }
+
+    pub(crate) fn unbounded() -> Self {
+        Chan::with_queue(Queue::List(List::new()), false)
+    }
+
+    fn with_queue(queue: Queue<T>, rendezvous: bool) -> Self {
+        Chan {
+            queue,
+            rendezvous,
+            recv_waiters: WaitQueue::new(),
+            send_waiters: WaitQueue::new(),
+            handoff_waiters: WaitQueue::new(),
+            senders: AtomicUsize::new(1),
+            receivers: AtomicUsize::new(1),
+        }
+    }
+
+    /// Pushes `value` and wakes a receiver. Returns the value's ticket (its
+    /// index in the ring; 0 for the list).
+    #[inline]
+    pub(crate) fn push(&self, value: T) -> Result<usize, (T, PushError)> {
+        let ticket = match &self.queue {
+            Queue::Ring(ring) => ring.push(value)?,
+            Queue::List(list) => {
+                list.push(value).map_err(|v| (v, PushError::Closed))?;
+                0
+            }
+        };
+        // Dekker: value published; fence; look for receivers.
+        fence(SeqCst);
+        self.recv_waiters.notify_one();
+        Ok(ticket)
+    }
+
+    /// Pops a value and wakes a sender waiting for room (bounded only).
+    #[inline]
+    pub(crate) fn pop(&self) -> Result<T, PopError> {
+        match &self.queue {
+            Queue::Ring(ring) => {
+                let value = ring.pop()?;
+                // Dekker: slot freed; fence; look for senders.
+                fence(SeqCst);
+                self.send_waiters.notify_one();
+                if self.rendezvous {
+                    self.handoff_waiters.notify_all();
+                }
+                Ok(value)
+            }
+            Queue::List(list) => list.pop(),
+        }
+    }
+
+    /// Whether a receiver is waiting (for a rendezvous `try_send`).
+    pub(crate) fn has_waiting_receiver(&self) -> bool {
+        // The fence orders our look after whatever we did before.
+        fence(SeqCst);
+        self.recv_waiters.has_waiters()
+    }
+
+    /// Closes the channel; true if this call closed it.
+    pub(crate) fn close(&self) -> bool {
+        let closed = match &self.queue {
+            Queue::Ring(ring) => ring.close(),
+            Queue::List(list) => list.close(),
+        };
+        if closed {
+            // Dekker, as for a push: the closed bit is published; fence;
+            // then look at the waiters (the CASes of `notify_all` are not
+            // enough on their own: a failed CAS is only a relaxed load).
+            fence(SeqCst);
+            self.recv_waiters.notify_all();
+            self.send_waiters.notify_all();
+            self.handoff_waiters.notify_all();
+        }
+        closed
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        match &self.queue {
+            Queue::Ring(ring) => ring.is_closed(),
+            Queue::List(list) => list.is_closed(),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match &self.queue {
+            Queue::Ring(ring) => ring.len(),
+            Queue::List(list) => list.len(),
+        }
+    }
+
+    /// `None` for unbounded.
+    pub(crate) fn capacity(&self) -> Option<usize> {
+        match &self.queue {
+            Queue::Ring(_) if self.rendezvous => Some(0),
+            Queue::Ring(ring) => Some(ring.capacity()),
+            Queue::List(_) => None,
+        }
+    }
+
+    pub(crate) fn ring(&self) -> &Ring<T> {
+        match &self.queue {
+            Queue::Ring(ring) => ring,
+            Queue::List(_) => unreachable!("rendezvous channels use the ring"),
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! The `Send` and `Recv` futures.
+//!
+//! Both follow one pattern ([`poll_wait`]): try the operation; if it cannot
+//! complete, register in the side's [`WaitQueue`] (node embedded in the
+//! future, so waiting allocates nothing), issue `fence(SeqCst)`, and try
+//! once more before returning `Pending` (the waiter half of the Dekker
+//! protocol). A woken future tries again and re-registers if another task
+//! got there first. Dropping a future that was notified but had not acted
+//! on it passes the notification on to the next waiter.
+//!
+//! A rendezvous `Send` has a second phase: once its value is in the
+//! channel it waits in `handoff_waiters` until a receiver has claimed the
+//! value, and takes the value back if it is dropped (or the channel closes)
+//! first.
+
+use super::chan::Chan;
+use super::errors::{RecvError, SendError};
+use super::ring::{PopError, PushError};
+use super::waiters::{Node, Place, WaitQueue};
+use crate::bridge;
+use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
+
+use pin_project_lite::pin_project;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// Runs `attempt` until it gives a result, waiting in `queue` in between.
+///
+/// A notification is *used* only when we saw it before our attempt (then
+/// the attempt is the one it was for). If we learn that we were notified
+/// only while leaving after a success that came from elsewhere (our
+/// re-check right after registering), the notification was meant for a
+/// value we did not take: we pass it on, or a waiter behind us could sleep
+/// next to a value forever.
+fn poll_wait<R>(
+    queue: &WaitQueue,
+    place: &mut Place,
+    node: Pin<&Node>,
+    cx: &mut Context<'_>,
+    mut attempt: impl FnMut() -> Option<R>,
+) -> Poll<R> {
+    if *place != Place::None {
+        if queue.poll_registered(*place, node, cx.waker()) {
+            // Not notified yet: a spurious poll; keep our place.
+            return Poll::Pending;
+        }
+        // Notified, and out of the queue: this attempt uses it.
+        *place = Place::None;
+    }
+    if let Some(r) = attempt() {
+        return Poll::Ready(r);
+    }
+    *place = queue.register(node, cx.waker());
+    // Dekker: registered; fence; look again.
+    fence(SeqCst);
+    if let Some(r) = attempt() {
+        leave_on_drop(queue, *place, node);
+        *place = Place::None;
+        return Poll::Ready(r);
+    }
+    Poll::Pending
+}
+
+/// Leaves `queue` on drop, passing a notification on if we held one.
+fn leave_on_drop(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
+    if queue.leave(place, node) {
+        fence(SeqCst);
+        queue.notify_one();
+    }
+}
+
+pin_project! {
+    /// Future returned by [`Receiver::recv`](super::Receiver::recv).
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Recv<'a, T> {
+        chan: &'a Chan<T>,
+        place: Place,
+        #[pin]
+        node: Node,
+    }
+
+    impl<T> PinnedDrop for Recv<'_, T> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            leave_on_drop(&this.chan.recv_waiters, *this.place, this.node.as_ref());
+        }
+    }
+}
+
+impl<'a, T> Recv<'a, T> {
+    pub(super) fn new(chan: &'a Chan<T>) -> Self {
+        Recv {
+            chan,
+            place: Place::None,
+            node: Node::new(),
+        }
+    }
+}
+
+impl<T> Future for Recv<'_, T> {
+    type Output = Result<T, RecvError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // Take part in the coop budget: a receiver that always finds values
+        // still yields now and then.
+        let coop = ready!(bridge::poll_proceed(cx));
+        let this = self.project();
+        let chan = *this.chan;
+        let res = poll_wait(
+            &chan.recv_waiters,
+            this.place,
+            this.node.as_ref(),
+            cx,
+            || match chan.pop() {
+                Ok(value) => Some(Ok(value)),
+                Err(PopError::Closed) => Some(Err(RecvError)),
+                Err(PopError::Empty) => None,
+            },
+        );
+        if res.is_ready() {
+            coop.made_progress();
+        }
+        res
+    }
+}
+
+impl<T> fmt::Debug for Recv<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Recv").finish_non_exhaustive()
+    }
+}
+
+pin_project! {
+    /// Future returned by [`Sender::send`](super::Sender::send).
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Send<'a, T> {
+        chan: &'a Chan<T>,
+        value: Option<T>,
+        // Rendezvous: where our value sits until a receiver takes it.
+        ticket: Option<usize>,
+        place: Place,
+        #[pin]
+        node: Node,
+    }
+
+    impl<T> PinnedDrop for Send<'_, T> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            let chan = *this.chan;
+            match *this.ticket {
+                None => leave_on_drop(&chan.send_waiters, *this.place, this.node.as_ref()),
+                Some(ticket) => {
+                    chan.handoff_waiters.leave(*this.place, this.node.as_ref());
+                    // Cancelled before a receiver took it: it is not sent.
+                    drop(chan.ring().unpush(ticket));
+                }
+            }
+        }
+    }
+}
+
+impl<'a, T> Send<'a, T> {
+    pub(super) fn new(chan: &'a Chan<T>, value: T) -> Self {
+        Send {
+            chan,
+            value: Some(value),
+            ticket: None,
+            place: Place::None,
+            node: Node::new(),
+        }
+    }
+}
+
+impl<T> Future for Send<'_, T> {
+    type Output = Result<(), SendError<T>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let coop = ready!(bridge::poll_proceed(cx));
+        let this = self.project();
+        let chan = *this.chan;
+        let node = this.node.as_ref();
+
+        if this.ticket.is_none() {
+            let value = this.value;
+            let pushed = ready!(poll_wait(&chan.send_waiters, this.place, node, cx, || {
+                let v = value.take().expect("`Send` polled after completion");
+                match chan.push(v) {
+                    Ok(ticket) => Some(Ok(ticket)),
+                    Err((v, PushError::Closed)) => Some(Err(SendError(v))),
+                    Err((v, PushError::Full)) => {
+                        *value = Some(v);
+                        None
+                    }
+                }
+            }));
+            match pushed {
+                Err(e) => return Poll::Ready(Err(e)),
+                Ok(_) if !chan.rendezvous => {
+                    coop.made_progress();
+                    return Poll::Ready(Ok(()));
+                }
+                Ok(ticket) => *this.ticket = Some(ticket),
+            }
+        }
+
+        // Rendezvous: wait for a receiver to claim our value.
+        let ticket = this.ticket.expect("set above");
+        let ring = chan.ring();
+        let res = ready!(poll_wait(
+            &chan.handoff_waiters,
+            this.place,
+            node,
+            cx,
+            || {
+                if ring.is_taken(ticket) {
+                    return Some(Ok(()));
+                }
+                if chan.is_closed() {
+                    // Nobody will take it: take it back, unless a receiver
+                    // claimed it meanwhile.
+                    return Some(match ring.unpush(ticket) {
+                        Some(v) => Err(SendError(v)),
+                        None => Ok(()),
+                    });
+                }
+                None
+            }
+        ));
+        *this.ticket = None;
+        coop.made_progress();
+        Poll::Ready(res)
+    }
+}
+
+impl<T> fmt::Debug for Send<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Send").finish_non_exhaustive()
+    }
+}

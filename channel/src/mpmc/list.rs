@@ -1,0 +1,389 @@
+//! The unbounded data path: a lock-free linked list of blocks.
+//!
+//! # Layout
+//!
+//! Values live in blocks of `BLOCK_CAP` slots linked by `next`. `head` and
+//! `tail` are each a block pointer plus an index; the index counts positions
+//! shifted left by one, and a block spans `LAP = BLOCK_CAP + 1` positions:
+//! the last one is a sentinel that means "the next block is being
+//! installed" (whoever sees it waits a moment). The low bit of the index is
+//! a flag: in `tail`, *closed*; in `head`, *a next block is known to exist*
+//! (so a receiver may skip the emptiness check).
+//!
+//! # Protocol
+//!
+//! A sender claims a position by CAS on `tail.index`. The sender that claims
+//! the last slot of a block installs the next block (allocated before the
+//! CAS, so nothing allocates while others wait) and moves `tail` past the
+//! sentinel with `fetch_add` (which keeps a concurrent close's flag). It then
+//! writes its value and sets the slot's `WRITE` bit (Release).
+//!
+//! A receiver checks emptiness (`SeqCst` fence, then compares with
+//! `tail.index`), claims a position by CAS on `head.index`, waits for the
+//! slot's `WRITE` bit if the sender is still writing, and reads the value.
+//!
+//! # Giving memory back
+//!
+//! A block is freed as soon as every value in it has been read, so a burst
+//! of a million messages leaves nothing behind once received. Receivers
+//! finish in any order; the last one to leave a block frees it:
+//!
+//! * the receiver of the block's last slot starts destruction: it walks the
+//!   other slots and sets `DESTROY` on each slot whose `READ` bit is not set
+//!   yet, stopping at the first one (that slot's receiver takes over);
+//! * any other receiver sets `READ` when done; if it finds `DESTROY`, it
+//!   takes over the walk from the next slot.
+//!
+//! Whoever walks past the end frees the block. A slot's `READ`/`DESTROY`
+//! bits are set with `fetch_or`, so exactly one of the two sides sees the
+//! other's bit.
+
+use crate::bridge::CachePadded;
+use crate::bridge::loom::cell::UnsafeCell;
+use crate::bridge::loom::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::*, fence};
+use crate::mpmc::backoff::Backoff;
+use crate::mpmc::ring::PopError;
+
+use std::mem::MaybeUninit;
+use std::ptr;
+
+/// Slots per block (smaller under loom, to cross blocks in small models).
+#[cfg(not(loom))]
+const BLOCK_CAP: usize = 31;
+#[cfg(loom)]
+const BLOCK_CAP: usize = 2;
+/// Positions per block: the slots and the sentinel.
+const LAP: usize = BLOCK_CAP + 1;
+
+/// Index low bit: `tail` is closed / `head` knows a next block exists.
+const MARK_BIT: usize = 1;
+const HAS_NEXT: usize = 1;
+const SHIFT: usize = 1;
+
+/// Slot state: the value is written.
+const WRITE: usize = 1;
+/// Slot state: the value is read.
+const READ: usize = 2;
+/// Slot state: the block's destruction reached this slot before its reader
+/// finished; the reader continues it.
+const DESTROY: usize = 4;
+
+struct Slot<T> {
+    value: UnsafeCell<MaybeUninit<T>>,
+    state: AtomicUsize,
+}
+
+impl<T> Slot<T> {
+    /// Waits until the sender that claimed this slot has written it.
+    fn wait_write(&self) {
+        let mut backoff = Backoff::new();
+        // Acquire: pairs with the sender's Release `fetch_or(WRITE)`.
+        while self.state.load(Acquire) & WRITE == 0 {
+            backoff.snooze();
+        }
+    }
+}
+
+struct Block<T> {
+    next: AtomicPtr<Block<T>>,
+    slots: [Slot<T>; BLOCK_CAP],
+}
+
+impl<T> Block<T> {
+    fn new() -> Box<Block<T>> {
+        Box::new(Block {
+            next: AtomicPtr::new(ptr::null_mut()),
+            slots: std::array::from_fn(|_| Slot {
+                value: UnsafeCell::new(MaybeUninit::uninit()),
+                state: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// Waits until the next block is linked.
+    fn wait_next(&self) -> *mut Block<T> {
+        let mut backoff = Backoff::new();
+        loop {
+            // Acquire: pairs with the installer's Release store.
+            let next = self.next.load(Acquire);
+            if !next.is_null() {
+                return next;
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// Continues the destruction of `this` from slot `start`.
+    ///
+    /// # Safety
+    /// The caller is the receiver of slot `start - 1` (or of the last slot,
+    /// with `start == 0`), and every slot before `start` is read.
+    unsafe fn destroy(this: *mut Block<T>, start: usize) {
+        // The last slot is not walked: its receiver started the walk.
+        for i in start..BLOCK_CAP - 1 {
+            // SAFETY: the block lives until the walk reaches its end.
+            let slot = unsafe { &(*this).slots[i] };
+            // Acquire/AcqRel: if the reader is done, its read of the value
+            // happened before we free the block.
+            if slot.state.load(Acquire) & READ == 0
+                && slot.state.fetch_or(DESTROY, AcqRel) & READ == 0
+            {
+                // Its reader is still at work and will continue the walk.
+                return;
+            }
+        }
+        // SAFETY: every slot is read and nobody else walks: we own it.
+        drop(unsafe { Box::from_raw(this) });
+    }
+}
+
+struct Position<T> {
+    index: AtomicUsize,
+    block: AtomicPtr<Block<T>>,
+}
+
+/// The unbounded list (see the module docs).
+pub(crate) struct List<T> {
+    head: CachePadded<Position<T>>,
+    tail: CachePadded<Position<T>>,
+}
+
+// SAFETY: values move between threads through the list (`T: Send`); each
+// slot is accessed by its one claimant, and blocks by the protocol above.
+unsafe impl<T: Send> Send for List<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for List<T> {}
+
+impl<T> List<T> {
+    pub(crate) fn new() -> Self {
+        List {
+            head: CachePadded::new(Position {
+                index: AtomicUsize::new(0),
+                block: AtomicPtr::new(ptr::null_mut()),
+            }),
+            tail: CachePadded::new(Position {
+                index: AtomicUsize::new(0),
+                block: AtomicPtr::new(ptr::null_mut()),
+            }),
+        }
+    }
+
+    /// Pushes `value`; gives it back if the list is closed.
+    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        let mut backoff = Backoff::new();
+        // Acquire: the block pointer read with it must be initialized.
+        let mut tail = self.tail.index.load(Acquire);
+        let mut block = self.tail.block.load(Acquire);
+        let mut next_block: Option<Box<Block<T>>> = None;
+        loop {
+            if tail & MARK_BIT != 0 {
+                return Err(value);
+            }
+            let offset = (tail >> SHIFT) % LAP;
+            if offset == BLOCK_CAP {
+                // The next block is being installed.
+                backoff.snooze();
+                tail = self.tail.index.load(Acquire);
+                block = self.tail.block.load(Acquire);
+                continue;
+            }
+            // We may claim the last slot: have the next block ready, so we
+            // do not allocate while others wait on the sentinel.
+            if offset + 1 == BLOCK_CAP && next_block.is_none() {
+                next_block = Some(Block::new());
+            }
+            if block.is_null() {
+                // The very first push installs the first block.
+                let new = Box::into_raw(next_block.take().unwrap_or_else(Block::new));
+                // Release: publishes the block's initialization.
+                if self
+                    .tail
+                    .block
+                    .compare_exchange(block, new, Release, Relaxed)
+                    .is_ok()
+                {
+                    self.head.block.store(new, Release);
+                    block = new;
+                } else {
+                    // SAFETY: `new` was never published; it is still ours.
+                    next_block = Some(unsafe { Box::from_raw(new) });
+                    tail = self.tail.index.load(Acquire);
+                    block = self.tail.block.load(Acquire);
+                    continue;
+                }
+            }
+            let new_tail = tail + (1 << SHIFT);
+            // SeqCst: the claim takes part in the receivers' emptiness
+            // check (their fence and tail load).
+            match self
+                .tail
+                .index
+                .compare_exchange_weak(tail, new_tail, SeqCst, Acquire)
+            {
+                Ok(_) => {
+                    if offset + 1 == BLOCK_CAP {
+                        let next = Box::into_raw(next_block.take().expect("allocated above"));
+                        self.tail.block.store(next, Release);
+                        // fetch_add, not store: keeps a concurrent close.
+                        self.tail.index.fetch_add(1 << SHIFT, Release);
+                        // SAFETY: `block` is live: its last slot (ours) is
+                        // not read yet, so nobody has freed it.
+                        unsafe { (*block).next.store(next, Release) };
+                    }
+                    // SAFETY: as above; the slot is ours by the CAS.
+                    let slot = unsafe { &(*block).slots[offset] };
+                    // SAFETY: claimed by the CAS, so only we write it.
+                    slot.value.with_mut(|p| unsafe { (*p).write(value) });
+                    // Release: publishes the value to its receiver.
+                    slot.state.fetch_or(WRITE, Release);
+                    return Ok(());
+                }
+                Err(t) => {
+                    tail = t;
+                    block = self.tail.block.load(Acquire);
+                    backoff.spin();
+                }
+            }
+        }
+    }
+
+    /// Pops the oldest value.
+    pub(crate) fn pop(&self) -> Result<T, PopError> {
+        let mut backoff = Backoff::new();
+        let mut head = self.head.index.load(Acquire);
+        let mut block = self.head.block.load(Acquire);
+        loop {
+            let offset = (head >> SHIFT) % LAP;
+            if offset == BLOCK_CAP {
+                // Another receiver is moving to the next block.
+                backoff.snooze();
+                head = self.head.index.load(Acquire);
+                block = self.head.block.load(Acquire);
+                continue;
+            }
+            let mut new_head = head + (1 << SHIFT);
+            if new_head & HAS_NEXT == 0 {
+                fence(SeqCst);
+                let tail = self.tail.index.load(Relaxed);
+                if head >> SHIFT == tail >> SHIFT {
+                    return Err(if tail & MARK_BIT != 0 {
+                        PopError::Closed
+                    } else {
+                        PopError::Empty
+                    });
+                }
+                // The tail is in a later block: skip this check until then.
+                if (head >> SHIFT) / LAP != (tail >> SHIFT) / LAP {
+                    new_head |= HAS_NEXT;
+                }
+            }
+            if block.is_null() {
+                // The first push is still installing the first block.
+                backoff.snooze();
+                head = self.head.index.load(Acquire);
+                block = self.head.block.load(Acquire);
+                continue;
+            }
+            // SeqCst: pairs with the senders' claims, as above.
+            match self
+                .head
+                .index
+                .compare_exchange_weak(head, new_head, SeqCst, Acquire)
+            {
+                Ok(_) => {
+                    // SAFETY: our slot in `block` is not read yet, so the
+                    // block is live.
+                    unsafe {
+                        if offset + 1 == BLOCK_CAP {
+                            let next = (*block).wait_next();
+                            let mut next_index = (new_head & !HAS_NEXT).wrapping_add(1 << SHIFT);
+                            if !(*next).next.load(Relaxed).is_null() {
+                                next_index |= HAS_NEXT;
+                            }
+                            self.head.block.store(next, Release);
+                            self.head.index.store(next_index, Release);
+                        }
+                        let slot = &(*block).slots[offset];
+                        slot.wait_write();
+                        // SAFETY: claimed by the CAS, written (WRITE seen).
+                        let value = slot.value.with(|p| (*p).assume_init_read());
+                        if offset + 1 == BLOCK_CAP {
+                            Block::destroy(block, 0);
+                        } else if slot.state.fetch_or(READ, AcqRel) & DESTROY != 0 {
+                            Block::destroy(block, offset + 1);
+                        }
+                        return Ok(value);
+                    }
+                }
+                Err(h) => {
+                    head = h;
+                    block = self.head.block.load(Acquire);
+                    backoff.spin();
+                }
+            }
+        }
+    }
+
+    /// Marks the list closed; true if this call closed it.
+    pub(crate) fn close(&self) -> bool {
+        // SeqCst: seen by the receivers' fenced emptiness check.
+        self.tail.index.fetch_or(MARK_BIT, SeqCst) & MARK_BIT == 0
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tail.index.load(SeqCst) & MARK_BIT != 0
+    }
+
+    /// Number of values in the list (a snapshot).
+    pub(crate) fn len(&self) -> usize {
+        loop {
+            let tail = self.tail.index.load(SeqCst);
+            let head = self.head.index.load(SeqCst);
+            if self.tail.index.load(SeqCst) != tail {
+                continue;
+            }
+            let (mut tail, mut head) = (tail >> SHIFT, head >> SHIFT);
+            // Rebase both on the head's block.
+            let base = head - head % LAP;
+            tail -= base;
+            head -= base;
+            if head == BLOCK_CAP {
+                head = 0;
+                tail -= LAP;
+            }
+            if tail % LAP == BLOCK_CAP {
+                tail += 1;
+            }
+            // Positions between them, less the sentinels crossed.
+            return tail - head - tail / LAP;
+        }
+    }
+}
+
+impl<T> Drop for List<T> {
+    fn drop(&mut self) {
+        // Relaxed: `&mut self` synchronizes with every handle.
+        let mut head = self.head.index.load(Relaxed) >> SHIFT;
+        let tail = self.tail.index.load(Relaxed) >> SHIFT;
+        let mut block = self.head.block.load(Relaxed);
+        // SAFETY: exclusive access; positions in [head, tail) hold written,
+        // unread values, and blocks from `block` on are still allocated.
+        unsafe {
+            while head != tail {
+                let offset = head % LAP;
+                if offset < BLOCK_CAP {
+                    let slot = &(*block).slots[offset];
+                    slot.value.with_mut(|p| (*p).assume_init_drop());
+                } else {
+                    let next = (*block).next.load(Relaxed);
+                    drop(Box::from_raw(block));
+                    block = next;
+                }
+                head += 1;
+            }
+            if !block.is_null() {
+                drop(Box::from_raw(block));
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! loom models of the MPMC channel: the Dekker flags and fast slots, close,
+//! and cancellation. A lost wake-up shows up as a deadlock, which loom
+//! reports.
+
+use super::*;
+use loom::future::block_on;
+use loom::thread;
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Waker};
+
+/// One receiver waits (in the fast slot) while a sender sends.
+#[test]
+fn send_wakes_the_fast_slot_receiver() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        let t = thread::spawn(move || block_on(rx.recv()));
+        block_on(tx.send(7)).unwrap();
+        assert_eq!(t.join().unwrap(), Ok(7));
+    });
+}
+
+/// Two receivers wait (one in the slot, one in the list); two values go
+/// to one each.
+#[test]
+fn two_waiters_slot_and_list() {
+    loom::model(|| {
+        let (tx, rx) = unbounded::<u32>();
+        let rx2 = rx.clone();
+        let a = thread::spawn(move || block_on(rx.recv()).unwrap());
+        let b = thread::spawn(move || block_on(rx2.recv()).unwrap());
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        let (x, y) = (a.join().unwrap(), b.join().unwrap());
+        assert_eq!(x + y, 3);
+    });
+}
+
+/// A full channel: the sender waits for the receiver to make room.
+#[test]
+fn pop_wakes_the_waiting_sender() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        tx.try_send(1).unwrap();
+        let t = thread::spawn(move || block_on(tx.send(2)).unwrap());
+        assert_eq!(block_on(rx.recv()), Ok(1));
+        assert_eq!(block_on(rx.recv()), Ok(2));
+        t.join().unwrap();
+    });
+}
+
+/// Closing (dropping the last sender) races a receiver that is going to
+/// wait: it must wake with an error.
+#[test]
+fn close_races_a_waiter() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        let t = thread::spawn(move || block_on(rx.recv()));
+        drop(tx);
+        assert_eq!(t.join().unwrap(), Err(RecvError));
+    });
+}
+
+/// A receiver that registered and is then dropped (cancelled) races the
+/// send that may have notified it: the other receiver still gets the value.
+#[test]
+fn cancellation_races_a_wake() {
+    loom::model(|| {
+        let (tx, rx) = unbounded::<u32>();
+        let rx2 = rx.clone();
+        let cancelled = thread::spawn(move || {
+            let mut f = pin!(rx2.recv());
+            let mut cx = Context::from_waker(Waker::noop());
+            // Either takes the value now or registers, then cancels.
+            match f.as_mut().poll(&mut cx) {
+                std::task::Poll::Ready(v) => Some(v.unwrap()),
+                std::task::Poll::Pending => None,
+            }
+        });
+        let waiter = thread::spawn(move || {
+            let mut f = pin!(rx.recv());
+            let mut cx = Context::from_waker(Waker::noop());
+            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                // Err: the other receiver took the value and the channel
+                // closed before this thread ran.
+                return v.ok();
+            }
+            // Whoever did not get the value must be woken by the close.
+            block_on(f).ok()
+        });
+        tx.try_send(5).unwrap();
+        let a = cancelled.join().unwrap();
+        drop(tx);
+        let b = waiter.join().unwrap();
+        assert_eq!(a.or(b), Some(5));
+        assert!(a.is_none() || b.is_none());
+    });
+}
+
+/// Rendezvous: the send completes once the receiver has the value.
+#[test]
+fn rendezvous_handoff() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(0);
+        let t = thread::spawn(move || block_on(rx.recv()));
+        block_on(tx.send(3)).unwrap();
+        assert_eq!(t.join().unwrap(), Ok(3));
+    });
+}
+
+/// Unbounded: values cross a block boundary (2 slots per block under
+/// loom) while the receiver drains and frees blocks.
+#[test]
+fn list_crosses_blocks_concurrently() {
+    loom::model(|| {
+        let (tx, rx) = unbounded::<u32>();
+        let t = thread::spawn(move || {
+            for i in 0..3 {
+                tx.try_send(i).unwrap();
+            }
+        });
+        let mut got = Vec::new();
+        while let Ok(v) = block_on(rx.recv()) {
+            got.push(v);
+        }
+        t.join().unwrap();
+        assert_eq!(got, [0, 1, 2]);
+    });
+}

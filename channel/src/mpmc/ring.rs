@@ -1,0 +1,286 @@
+//! The bounded data path: a lock-free ring of slots with per-slot sequence
+//! numbers (Dmitry Vyukov's bounded MPMC queue).
+//!
+//! # Indices and stamps
+//!
+//! `head` and `tail` are *indices*: a position in the buffer in the low bits
+//! and a lap count above them. With `mark_bit` the smallest power of two
+//! greater than the capacity and `one_lap = 2 * mark_bit`, an index is
+//! `lap * one_lap + position`; the bit `mark_bit` itself is free and, in
+//! `tail`, means *closed*.
+//!
+//! Every slot carries a `stamp`, also an index:
+//!
+//! * `stamp == tail`: the slot is free for the sender that claims `tail`.
+//! * `stamp == head + 1`: the slot holds the value for the receiver that
+//!   claims `head`.
+//!
+//! A sender claims `tail` with a CAS, writes the value, then publishes it by
+//! storing `stamp = tail + 1` (Release). A receiver claims `head` with a CAS,
+//! reads the value, then frees the slot for the next lap by storing `stamp =
+//! head + one_lap` (Release). The Acquire load of the stamp before a claim
+//! pairs with those stores, so the value (or the slot's emptiness) is
+//! visible to whoever claims it next.
+//!
+//! Emptiness and fullness are decided by comparing the other end after a
+//! `SeqCst` fence; a claimed slot whose stamp is not yet published means a
+//! sender or receiver is between its CAS and its stamp store, and we spin
+//! for that short window.
+//!
+//! Closing sets `mark_bit` in `tail` with `fetch_or`: a push that loses the
+//! race to it sees the bit in its CAS and fails, so no value is accepted
+//! after a close is observed; values pushed before it are still received.
+
+use crate::bridge::CachePadded;
+use crate::bridge::loom::cell::UnsafeCell;
+use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
+use crate::mpmc::backoff::Backoff;
+
+use std::mem::MaybeUninit;
+
+/// Why a push failed.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum PushError {
+    Full,
+    Closed,
+}
+
+/// Why a pop failed.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum PopError {
+    Empty,
+    Closed,
+}
+
+struct Slot<T> {
+    stamp: AtomicUsize,
+    value: UnsafeCell<MaybeUninit<T>>,
+}
+
+/// The bounded ring (see the module docs).
+pub(crate) struct Ring<T> {
+    head: CachePadded<AtomicUsize>,
+    tail: CachePadded<AtomicUsize>,
+    buffer: Box<[Slot<T>]>,
+    cap: usize,
+    mark_bit: usize,
+    one_lap: usize,
+}
+
+// SAFETY: values move between threads through the ring (so `T: Send`), and
+// each slot's value is accessed only by the one thread that claimed it.
+unsafe impl<T: Send> Send for Ring<T> {}
+// SAFETY: as above; shared access only goes through the claim protocol.
+unsafe impl<T: Send> Sync for Ring<T> {}
+
+impl<T> Ring<T> {
+    /// A ring of `cap` slots; `cap >= 1`.
+    pub(crate) fn new(cap: usize) -> Self {
+        assert!(cap >= 1, "ring capacity must be positive");
+        let mark_bit = (cap + 1).next_power_of_two();
+        let one_lap = mark_bit * 2;
+        let buffer = (0..cap)
+            .map(|i| Slot {
+                stamp: AtomicUsize::new(i),
+                value: UnsafeCell::new(MaybeUninit::uninit()),
+            })
+            .collect();
+        Ring {
+            head: CachePadded::new(AtomicUsize::new(0)),
+            tail: CachePadded::new(AtomicUsize::new(0)),
+            buffer,
+            cap,
+            mark_bit,
+            one_lap,
+        }
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The index after `index`.
+    fn next(&self, index: usize) -> usize {
+        let pos = index & (self.mark_bit - 1);
+        if pos + 1 < self.cap {
+            index + 1
+        } else {
+            (index & !(self.one_lap - 1)).wrapping_add(self.one_lap)
+        }
+    }
+
+    /// Pushes `value`, or gives it back with the reason. On success returns
+    /// the index the value was stored at (its ticket).
+    pub(crate) fn push(&self, value: T) -> Result<usize, (T, PushError)> {
+        let mut backoff = Backoff::new();
+        let mut tail = self.tail.load(Relaxed);
+        loop {
+            if tail & self.mark_bit != 0 {
+                return Err((value, PushError::Closed));
+            }
+            let slot = &self.buffer[tail & (self.mark_bit - 1)];
+            // Acquire: pairs with the receiver's Release store that freed
+            // the slot, so its read of the old value happened before our
+            // write.
+            let stamp = slot.stamp.load(Acquire);
+            if stamp == tail {
+                // SeqCst: the claim takes part in the emptiness check of
+                // `pop` (its fence and tail load).
+                match self
+                    .tail
+                    .compare_exchange_weak(tail, self.next(tail), SeqCst, Relaxed)
+                {
+                    Ok(_) => {
+                        // SAFETY: the CAS made this slot ours until we
+                        // publish the stamp; it is free (stamp == tail).
+                        slot.value.with_mut(|p| unsafe { (*p).write(value) });
+                        // Release: publishes the value to the receiver that
+                        // sees this stamp.
+                        slot.stamp.store(tail + 1, Release);
+                        return Ok(tail);
+                    }
+                    Err(t) => {
+                        tail = t;
+                        backoff.spin();
+                    }
+                }
+            } else if stamp.wrapping_add(self.one_lap) == tail + 1 {
+                // The slot still holds last lap's value: full, unless a
+                // receiver has claimed it and is reading it.
+                fence(SeqCst);
+                let head = self.head.load(Relaxed);
+                if head.wrapping_add(self.one_lap) == tail {
+                    return Err((value, PushError::Full));
+                }
+                backoff.spin();
+                tail = self.tail.load(Relaxed);
+            } else {
+                // Another sender claimed `tail` and has not moved it yet.
+                backoff.snooze();
+                tail = self.tail.load(Relaxed);
+            }
+        }
+    }
+
+    /// Pops the oldest value.
+    pub(crate) fn pop(&self) -> Result<T, PopError> {
+        let mut backoff = Backoff::new();
+        let mut head = self.head.load(Relaxed);
+        loop {
+            let slot = &self.buffer[head & (self.mark_bit - 1)];
+            // Acquire: pairs with the sender's Release stamp store.
+            let stamp = slot.stamp.load(Acquire);
+            if stamp == head + 1 {
+                match self
+                    .head
+                    .compare_exchange_weak(head, self.next(head), SeqCst, Relaxed)
+                {
+                    Ok(_) => {
+                        // SAFETY: claimed by the CAS; the stamp says a value
+                        // was written and published.
+                        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
+                        // Release: our read happens before the next lap's
+                        // write into this slot.
+                        slot.stamp.store(head.wrapping_add(self.one_lap), Release);
+                        return Ok(value);
+                    }
+                    Err(h) => {
+                        head = h;
+                        backoff.spin();
+                    }
+                }
+            } else if stamp == head {
+                // Nothing published here yet: empty, unless a sender has
+                // claimed the slot and is writing it.
+                fence(SeqCst);
+                let tail = self.tail.load(Relaxed);
+                if tail & !self.mark_bit == head {
+                    return Err(if tail & self.mark_bit != 0 {
+                        PopError::Closed
+                    } else {
+                        PopError::Empty
+                    });
+                }
+                backoff.spin();
+                head = self.head.load(Relaxed);
+            } else {
+                // Another receiver claimed `head` and has not moved it yet.
+                backoff.snooze();
+                head = self.head.load(Relaxed);
+            }
+        }
+    }
+
+    /// Takes back the value pushed at `ticket`, if no receiver has claimed
+    /// it yet (the rendezvous sender's cancellation).
+    pub(crate) fn unpush(&self, ticket: usize) -> Option<T> {
+        let slot = &self.buffer[ticket & (self.mark_bit - 1)];
+        // Acquire: as in `pop`.
+        if slot.stamp.load(Acquire) != ticket + 1 {
+            return None;
+        }
+        self.head
+            .compare_exchange(ticket, self.next(ticket), SeqCst, Relaxed)
+            .ok()?;
+        // SAFETY: claimed by the CAS; published (stamp checked above, and
+        // `head == ticket` means no receiver has taken this lap's value).
+        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
+        slot.stamp.store(ticket.wrapping_add(self.one_lap), Release);
+        Some(value)
+    }
+
+    /// Whether the value pushed at `ticket` has been claimed by a receiver.
+    pub(crate) fn is_taken(&self, ticket: usize) -> bool {
+        // Acquire: pairs with the receiver's head CAS.
+        self.head.load(Acquire) != ticket
+    }
+
+    /// Marks the ring closed; true if this call closed it.
+    pub(crate) fn close(&self) -> bool {
+        // SeqCst: takes part in the same fence-based checks as a push.
+        self.tail.fetch_or(self.mark_bit, SeqCst) & self.mark_bit == 0
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tail.load(SeqCst) & self.mark_bit != 0
+    }
+
+    /// Number of values in the ring (a snapshot).
+    pub(crate) fn len(&self) -> usize {
+        loop {
+            let tail = self.tail.load(SeqCst);
+            let head = self.head.load(SeqCst);
+            // A consistent pair: tail did not move while we read head.
+            if self.tail.load(SeqCst) == tail {
+                let hix = head & (self.mark_bit - 1);
+                let tix = tail & (self.mark_bit - 1);
+                return if hix < tix {
+                    tix - hix
+                } else if hix > tix {
+                    self.cap - hix + tix
+                } else if tail & !self.mark_bit == head {
+                    0
+                } else {
+                    self.cap
+                };
+            }
+        }
+    }
+}
+
+impl<T> Drop for Ring<T> {
+    fn drop(&mut self) {
+        // Drop the values still queued: from head to tail.
+        // Relaxed: `&mut self` already synchronizes with every handle.
+        let mut head = self.head.load(Relaxed);
+        let tail = self.tail.load(Relaxed) & !self.mark_bit;
+        while head != tail {
+            let slot = &self.buffer[head & (self.mark_bit - 1)];
+            // SAFETY: exclusive access (`&mut self`); positions between head
+            // and tail hold published values (every push completed, since
+            // all handles are gone).
+            slot.value.with_mut(|p| unsafe { (*p).assume_init_drop() });
+            head = self.next(head);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Unit tests of the data paths and the wait queue.
+
+use super::list::List;
+use super::ring::{PopError, PushError, Ring};
+use super::*;
+
+use std::sync::Arc as StdArc;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+#[test]
+fn ring_fills_wraps_and_closes() {
+    let ring = Ring::new(3);
+    for lap in 0..5 {
+        for i in 0..3 {
+            ring.push(lap * 10 + i).unwrap();
+        }
+        assert_eq!(ring.len(), 3);
+        assert_eq!(ring.push(99).unwrap_err().1, PushError::Full);
+        for i in 0..3 {
+            assert_eq!(ring.pop(), Ok(lap * 10 + i));
+        }
+        assert_eq!(ring.len(), 0);
+        assert_eq!(ring.pop(), Err(PopError::Empty));
+    }
+    ring.push(1).unwrap();
+    assert!(ring.close());
+    assert!(!ring.close());
+    assert_eq!(ring.push(2).unwrap_err().1, PushError::Closed);
+    assert_eq!(ring.pop(), Ok(1));
+    assert_eq!(ring.pop(), Err(PopError::Closed));
+}
+
+#[test]
+fn ring_unpush_takes_back_only_an_unclaimed_value() {
+    let ring = Ring::new(1);
+    let t = ring.push(5).unwrap();
+    assert!(!ring.is_taken(t));
+    assert_eq!(ring.unpush(t), Some(5));
+    assert_eq!(ring.pop(), Err(PopError::Empty));
+    let t = ring.push(6).unwrap();
+    assert_eq!(ring.pop(), Ok(6));
+    assert!(ring.is_taken(t));
+    assert_eq!(ring.unpush(t), None);
+}
+
+#[test]
+fn list_crosses_blocks_and_counts() {
+    let list = List::new();
+    assert_eq!(list.pop(), Err(PopError::Empty));
+    for i in 0..1000 {
+        list.push(i).unwrap();
+        assert_eq!(list.len(), i + 1);
+    }
+    for i in 0..1000 {
+        assert_eq!(list.pop(), Ok(i));
+        assert_eq!(list.len(), 999 - i);
+    }
+    assert_eq!(list.pop(), Err(PopError::Empty));
+    list.push(7).unwrap();
+    assert!(list.close());
+    assert!(list.push(8).is_err());
+    assert_eq!(list.pop(), Ok(7));
+    assert_eq!(list.pop(), Err(PopError::Closed));
+}
+
+struct Counted(StdArc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+#[test]
+fn leftover_values_are_dropped_with_the_queue() {
+    let drops = StdArc::new(AtomicUsize::new(0));
+    let ring = Ring::new(4);
+    let list = List::new();
+    for _ in 0..3 {
+        ring.push(Counted(drops.clone())).ok().unwrap();
+    }
+    for _ in 0..100 {
+        list.push(Counted(drops.clone())).ok().unwrap();
+    }
+    drop(list.pop());
+    drop(ring.pop());
+    assert_eq!(drops.load(SeqCst), 2);
+    drop(ring);
+    drop(list);
+    assert_eq!(drops.load(SeqCst), 103);
+}
+
+#[test]
+fn threads_move_every_value_exactly_once() {
+    for cap in [None, Some(1), Some(3), Some(64)] {
+        let q = StdArc::new(match cap {
+            Some(c) => chan::Chan::bounded(c),
+            None => chan::Chan::unbounded(),
+        });
+        const N: usize = 20_000;
+        let sum = StdArc::new(AtomicUsize::new(0));
+        let mut threads = Vec::new();
+        for p in 0..2 {
+            let q = q.clone();
+            threads.push(std::thread::spawn(move || {
+                for i in 0..N {
+                    let mut v = p * N + i;
+                    loop {
+                        match q.push(v) {
+                            Ok(_) => break,
+                            Err((back, _)) => {
+                                v = back;
+                                std::thread::yield_now();
+                            }
+                        }
+                    }
+                }
+            }));
+        }
+        let got = StdArc::new(AtomicUsize::new(0));
+        for _ in 0..2 {
+            let (q, sum, got) = (q.clone(), sum.clone(), got.clone());
+            threads.push(std::thread::spawn(move || {
+                while got.load(SeqCst) < 2 * N {
+                    match q.pop() {
+                        Ok(v) => {
+                            sum.fetch_add(v, SeqCst);
+                            got.fetch_add(1, SeqCst);
+                        }
+                        Err(_) => std::thread::yield_now(),
+                    }
+                }
+            }));
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(got.load(SeqCst), 2 * N);
+        assert_eq!(sum.load(SeqCst), (0..2 * N).sum::<usize>(), "cap {cap:?}");
+    }
+}

@@ -1,0 +1,351 @@
+//! Where the receivers (or the senders) of an MPMC channel wait.
+//!
+//! One `WaitQueue` per side: `recv_waiters` for receivers waiting for a
+//! value, `send_waiters` for senders waiting for room. Each has:
+//!
+//! * a *fast slot* (`fast_*_waiter`): `slot` is `EMPTY`, `OCCUPIED` (a
+//!   waiter is registered there, its waker in `slot_waker`) or `NOTIFIED`.
+//!   A notifier serves it with one CAS `OCCUPIED -> NOTIFIED`, no lock.
+//!   Only the owner moves it out of `NOTIFIED` or `OCCUPIED` (to `EMPTY`).
+//! * an intrusive FIFO list of nodes under a mutex (each node lives in the
+//!   waiting future: waiting allocates nothing), advertised by the flag
+//!   `has_waiters` (`has_*_waiters`), set under the mutex while the list is
+//!   non-empty.
+//!
+//! A waiter takes the slot only when the slot is empty and the list is
+//! empty (checked under the mutex), so the slot always holds the oldest
+//! waiter and notifications stay FIFO.
+//!
+//! # The Dekker protocol
+//!
+//! The data path is lock-free, so "a waiter registers" and "a value
+//! arrives" race. Both sides write their location, then issue a `SeqCst`
+//! fence, then read the other side's location:
+//!
+//! ```text
+//! waiter:   register (slot / has_waiters)  ; fence(SeqCst) ; re-check the queue
+//! notifier: publish value (or free a slot) ; fence(SeqCst) ; load slot, has_waiters
+//! ```
+//!
+//! With both fences in the single total order of `SeqCst` operations, at
+//! least one side sees the other's write: either the waiter's re-check
+//! finds the value, or the notifier finds the waiter. (A `SeqCst` store
+//! followed by a `SeqCst` load of a *different* location is not enough on
+//! its own: the fences are what the proof needs.)
+//!
+//! # Notifications
+//!
+//! `notify_one` wakes the oldest waiter: the slot if `OCCUPIED`, else the
+//! head of the list (popped, marked `notified`, waker taken before the mark
+//! so the owner may free the node as soon as it sees it). A notified waiter
+//! that is dropped before using its notification passes it on
+//! ([`WaitQueue::leave`] returns whether it must). `notify_all` (on close)
+//! wakes everyone. Wakers are always woken with no lock held.
+
+use crate::bridge::loom::cell::UnsafeCell;
+use crate::bridge::loom::sync::Mutex;
+use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use crate::bridge::{AtomicWaker, Link, LinkedList, Pointers, WakeList};
+
+use std::marker::PhantomPinned;
+use std::pin::Pin;
+use std::ptr::NonNull;
+use std::task::Waker;
+
+const EMPTY: usize = 0;
+const OCCUPIED: usize = 1;
+const NOTIFIED: usize = 2;
+
+/// Where a waiter is registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Not registered.
+    None,
+    /// In the fast slot.
+    Slot,
+    /// In the list.
+    List,
+}
+
+/// A list node, embedded (pinned) in a waiting future.
+pub(crate) struct Node {
+    /// Set (Release) by a notifier after it unlinked the node and took its
+    /// waker; from then on the notifier no longer touches the node.
+    notified: AtomicBool,
+    /// Read and written only under the queue's mutex.
+    waker: UnsafeCell<Option<Waker>>,
+    pointers: Pointers<Node>,
+    _p: PhantomPinned,
+}
+
+impl Node {
+    pub(crate) fn new() -> Self {
+        Node {
+            notified: AtomicBool::new(false),
+            waker: UnsafeCell::new(None),
+            pointers: Pointers::new(),
+            _p: PhantomPinned,
+        }
+    }
+}
+
+// SAFETY: the waker cell is only touched under the queue's mutex, the flag
+// is atomic, and the links belong to the list (also under the mutex).
+unsafe impl Send for Node {}
+// SAFETY: as above.
+unsafe impl Sync for Node {}
+
+struct NodeLink;
+
+// SAFETY: `pointers` is a field of the node used by this list only; nodes
+// stay pinned in their futures while linked and are unlinked before drop.
+unsafe impl Link for NodeLink {
+    type Handle = NonNull<Node>;
+    type Target = Node;
+
+    fn as_raw(handle: &NonNull<Node>) -> NonNull<Node> {
+        *handle
+    }
+
+    unsafe fn from_raw(ptr: NonNull<Node>) -> NonNull<Node> {
+        ptr
+    }
+
+    unsafe fn pointers(target: NonNull<Node>) -> NonNull<Pointers<Node>> {
+        // SAFETY: `target` is live (trait contract); we only take an address.
+        unsafe { NonNull::new_unchecked(&raw mut (*target.as_ptr()).pointers) }
+    }
+}
+
+/// One side's waiters (see the module docs).
+pub(crate) struct WaitQueue {
+    /// The fast slot's state.
+    slot: AtomicUsize,
+    /// The Dekker flag: the list may be non-empty.
+    has_waiters: AtomicBool,
+    slot_waker: AtomicWaker,
+    list: Mutex<LinkedList<NodeLink>>,
+}
+
+impl WaitQueue {
+    pub(crate) fn new() -> Self {
+        WaitQueue {
+            slot: AtomicUsize::new(EMPTY),
+            has_waiters: AtomicBool::new(false),
+            slot_waker: AtomicWaker::new(),
+            list: Mutex::new(LinkedList::new()),
+        }
+    }
+
+    /// Registers a waiter with `waker`. The caller must then issue
+    /// `fence(SeqCst)` and re-check its condition (the Dekker protocol).
+    pub(crate) fn register(&self, node: Pin<&Node>, waker: &Waker) -> Place {
+        let mut list = self.list.lock();
+        // Relaxed: only lock holders fill the slot; the owner empties it,
+        // and an owner that emptied it took the lock before (or we read a
+        // stale OCCUPIED/NOTIFIED and just use the list).
+        if list.is_empty() && self.slot.load(Relaxed) == EMPTY {
+            // The waker goes in before the slot is advertised.
+            self.slot_waker.register_by_ref(waker);
+            // Release: a notifier that sees OCCUPIED sees the waker too
+            // (the fence the caller issues next orders it for Dekker).
+            self.slot.store(OCCUPIED, Release);
+            return Place::Slot;
+        }
+        // SAFETY: under the lock; the node is not linked (Place::None).
+        node.waker.with_mut(|w| unsafe { *w = Some(waker.clone()) });
+        node.notified.store(false, Relaxed);
+        list.push_back(NonNull::from(&*node));
+        self.has_waiters.store(true, Relaxed);
+        Place::List
+    }
+
+    /// A registered waiter is polled again. Returns `true` if it is still
+    /// waiting (its waker updated), `false` if it was notified: it is then
+    /// no longer registered (`Place::None`) and must re-check its condition.
+    pub(crate) fn poll_registered(&self, place: Place, node: Pin<&Node>, waker: &Waker) -> bool {
+        match place {
+            Place::None => false,
+            Place::Slot => {
+                // Register first, then look: a notification that comes
+                // after the look wakes the new waker.
+                self.slot_waker.register_by_ref(waker);
+                // Acquire: pairs with the notifier's CAS.
+                if self.slot.load(Acquire) == NOTIFIED {
+                    self.release_slot();
+                    return false;
+                }
+                true
+            }
+            Place::List => {
+                // Acquire: pairs with the notifier's Release store.
+                if node.notified.load(Acquire) {
+                    return false;
+                }
+                let list = self.list.lock();
+                if node.notified.load(Acquire) {
+                    return false;
+                }
+                // SAFETY: under the lock.
+                let old = node.waker.with_mut(|w| unsafe {
+                    match &*w {
+                        Some(old) if old.will_wake(waker) => None,
+                        _ => (*w).replace(waker.clone()),
+                    }
+                });
+                drop(list);
+                drop(old);
+                true
+            }
+        }
+    }
+
+    /// Leaves the queue. Returns `true` if the waiter had been notified
+    /// (and so consumed a notification it did not act on).
+    pub(crate) fn leave(&self, place: Place, node: Pin<&Node>) -> bool {
+        match place {
+            Place::None => false,
+            Place::Slot => {
+                // Our waker must not stay behind. Take it *before* giving
+                // the slot up: once the slot is EMPTY a new registrant may
+                // store its own waker there, which we must not take. (A
+                // notifier that serves us meanwhile finds no waker, which
+                // is fine: we are leaving and pass its notification on.)
+                drop(self.slot_waker.take());
+                // Acquire/AcqRel: decides the race with a notifier's CAS.
+                let was = self
+                    .slot
+                    .compare_exchange(OCCUPIED, EMPTY, AcqRel, Acquire)
+                    .unwrap_or_else(|actual| actual);
+                if was == NOTIFIED {
+                    self.release_slot();
+                    true
+                } else {
+                    debug_assert_eq!(was, OCCUPIED, "fast slot owner lost its slot");
+                    false
+                }
+            }
+            Place::List => {
+                if node.notified.load(Acquire) {
+                    return true;
+                }
+                let mut list = self.list.lock();
+                if node.notified.load(Acquire) {
+                    return true;
+                }
+                // SAFETY: the node is pinned in the caller's future and
+                // linked in this list (not notified, so not popped).
+                unsafe { list.remove(NonNull::from(&*node)) };
+                if list.is_empty() {
+                    self.has_waiters.store(false, Relaxed);
+                }
+                // SAFETY: under the lock.
+                let waker = node.waker.with_mut(|w| unsafe { (*w).take() });
+                drop(list);
+                drop(waker);
+                false
+            }
+        }
+    }
+
+    /// The owner of a notified slot empties it.
+    fn release_slot(&self) {
+        drop(self.slot_waker.take());
+        // Release: the next registrant (under the lock) sees the slot free.
+        self.slot.store(EMPTY, Release);
+    }
+
+    /// Whether anyone may be waiting. The caller has just issued
+    /// `fence(SeqCst)` after publishing its change (the Dekker protocol).
+    #[inline]
+    pub(crate) fn has_waiters(&self) -> bool {
+        // Relaxed: ordered by the caller's fence.
+        self.slot.load(Relaxed) == OCCUPIED || self.has_waiters.load(Relaxed)
+    }
+
+    /// Wakes the oldest waiter, if any. Call after the fence (see
+    /// [`has_waiters`](Self::has_waiters)).
+    #[inline]
+    pub(crate) fn notify_one(&self) {
+        if self.has_waiters() {
+            self.notify_one_slow();
+        }
+    }
+
+    #[inline(never)]
+    fn notify_one_slow(&self) {
+        // AcqRel: Acquire for the waker the registrant stored, Release for
+        // the owner that sees NOTIFIED.
+        if self
+            .slot
+            .compare_exchange(OCCUPIED, NOTIFIED, AcqRel, Relaxed)
+            .is_ok()
+        {
+            self.slot_waker.wake();
+            return;
+        }
+        if !self.has_waiters.load(Relaxed) {
+            return;
+        }
+        let mut list = self.list.lock();
+        let Some(node) = list.pop_front() else {
+            return;
+        };
+        if list.is_empty() {
+            self.has_waiters.store(false, Relaxed);
+        }
+        // SAFETY: the node was linked, so its future is alive and pinned
+        // until it sees `notified` (which we store last); we hold the lock.
+        let waker = unsafe {
+            let node = node.as_ref();
+            let waker = node.waker.with_mut(|w| (*w).take());
+            node.notified.store(true, Release);
+            waker
+        };
+        drop(list);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Wakes every waiter (on close).
+    pub(crate) fn notify_all(&self) {
+        if self
+            .slot
+            .compare_exchange(OCCUPIED, NOTIFIED, AcqRel, Relaxed)
+            .is_ok()
+        {
+            self.slot_waker.wake();
+        }
+        let mut wakers = WakeList::new();
+        let mut list = self.list.lock();
+        while let Some(node) = list.pop_front() {
+            // SAFETY: as in `notify_one_slow`.
+            let waker = unsafe {
+                let node = node.as_ref();
+                let waker = node.waker.with_mut(|w| (*w).take());
+                node.notified.store(true, Release);
+                waker
+            };
+            if let Some(waker) = waker {
+                wakers.push(waker);
+            }
+            if !wakers.can_push() {
+                // Wake a full batch with the lock released.
+                drop(list);
+                wakers.wake_all();
+                list = self.list.lock();
+            }
+        }
+        self.has_waiters.store(false, Relaxed);
+        drop(list);
+        wakers.wake_all();
+    }
+}
+
+impl Drop for WaitQueue {
+    fn drop(&mut self) {
+        // Futures borrow the channel, so none can be registered now.
+        debug_assert!(self.list.get_mut().is_empty());
+    }
+}

@@ -1,0 +1,405 @@
+//! `volt::channel`: the guarantees of the MPMC channel, through the public
+//! API.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::task::{Context, Poll, Wake, Waker};
+
+use volt::channel::{self, RecvError, TryRecvError, TrySendError};
+
+struct Flag(AtomicUsize);
+
+impl Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+fn flag() -> (Arc<Flag>, Waker) {
+    let f = Arc::new(Flag(AtomicUsize::new(0)));
+    (f.clone(), Waker::from(f))
+}
+
+fn poll_once<F: Future + ?Sized>(f: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(waker))
+}
+
+fn rt() -> volt::runtime::Runtime {
+    volt::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn fifo_per_channel() {
+    rt().block_on(async {
+        for cap in [Some(0), Some(1), Some(3), Some(1024), None] {
+            let (tx, rx) = match cap {
+                Some(c) => channel::bounded(c),
+                None => channel::unbounded(),
+            };
+            let producer = volt::spawn(async move {
+                for i in 0..2000u32 {
+                    tx.send(i).await.unwrap();
+                }
+            });
+            for i in 0..2000u32 {
+                assert_eq!(rx.recv().await, Ok(i), "cap {cap:?}");
+            }
+            producer.await.unwrap();
+            assert_eq!(rx.recv().await, Err(RecvError));
+        }
+    });
+}
+
+/// 4 producers x 4 consumers, with random `send`/`recv` futures dropped
+/// after one poll: nothing lost, nothing duplicated.
+#[test]
+fn no_value_lost_or_duplicated_under_cancellation() {
+    const PER_PRODUCER: u64 = 5_000;
+    rt().block_on(async {
+        for cap in [Some(0), Some(1), Some(3), Some(1024), None] {
+            let (tx, rx) = match cap {
+                Some(c) => channel::bounded::<u64>(c),
+                None => channel::unbounded(),
+            };
+            let mut producers = Vec::new();
+            for p in 0..4u64 {
+                let tx = tx.clone();
+                producers.push(volt::spawn(async move {
+                    let mut i = 0;
+                    let mut seed = p + 1;
+                    while i < PER_PRODUCER {
+                        let v = p * PER_PRODUCER + i;
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        // (Not for rendezvous: a rendezvous send dropped
+                        // after offering its value may have delivered it.)
+                        if seed >> 61 == 0 && cap != Some(0) {
+                            // Poll a send once and cancel it: if it did not
+                            // complete, the value was not sent.
+                            let mut f = std::pin::pin!(tx.send(v));
+                            let done = std::future::poll_fn(|cx| {
+                                Poll::Ready(f.as_mut().poll(cx).is_ready())
+                            })
+                            .await;
+                            if done {
+                                i += 1;
+                            }
+                            volt::task::yield_now().await;
+                            continue;
+                        }
+                        tx.send(v).await.unwrap();
+                        i += 1;
+                    }
+                }));
+            }
+            drop(tx);
+            let mut consumers = Vec::new();
+            for c in 0..4u64 {
+                let rx = rx.clone();
+                consumers.push(volt::spawn(async move {
+                    let mut got = Vec::new();
+                    let mut seed = c + 11;
+                    loop {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        if seed >> 61 == 0 {
+                            let mut f = std::pin::pin!(rx.recv());
+                            let res = std::future::poll_fn(|cx| match f.as_mut().poll(cx) {
+                                Poll::Ready(r) => Poll::Ready(Some(r)),
+                                Poll::Pending => Poll::Ready(None),
+                            })
+                            .await;
+                            match res {
+                                Some(Ok(v)) => got.push(v),
+                                Some(Err(_)) => break,
+                                None => volt::task::yield_now().await,
+                            }
+                            continue;
+                        }
+                        match rx.recv().await {
+                            Ok(v) => got.push(v),
+                            Err(_) => break,
+                        }
+                    }
+                    got
+                }));
+            }
+            drop(rx);
+            for p in producers {
+                p.await.unwrap();
+            }
+            let mut all = Vec::new();
+            for c in consumers {
+                all.extend(c.await.unwrap());
+            }
+            all.sort_unstable();
+            let expect: Vec<u64> = (0..4 * PER_PRODUCER).collect();
+            assert_eq!(all.len(), expect.len(), "cap {cap:?}");
+            assert!(all == expect, "cap {cap:?}: values lost or duplicated");
+        }
+    });
+}
+
+#[test]
+fn recv_is_cancel_safe() {
+    let (tx, rx) = channel::bounded(4);
+    let (_f, waker) = flag();
+    {
+        let mut recv = std::pin::pin!(rx.recv());
+        assert!(poll_once(recv.as_mut(), &waker).is_pending());
+        tx.try_send(1).unwrap();
+        // Dropped without being polled again: the value stays.
+    }
+    assert_eq!(rx.try_recv(), Ok(1));
+}
+
+#[test]
+fn woken_receiver_that_is_dropped_passes_the_wake_up_on() {
+    for cap in [Some(1), None] {
+        let (tx, rx) = match cap {
+            Some(c) => channel::bounded(c),
+            None => channel::unbounded(),
+        };
+        let (fa, wa) = flag();
+        let (fb, wb) = flag();
+        let mut a = Box::pin(rx.recv());
+        let mut b = Box::pin(rx.recv());
+        assert!(poll_once(a.as_mut(), &wa).is_pending());
+        assert!(poll_once(b.as_mut(), &wb).is_pending());
+        tx.try_send(1).unwrap();
+        assert_eq!(fa.0.load(SeqCst), 1, "the oldest waiter is woken");
+        assert_eq!(fb.0.load(SeqCst), 0);
+        drop(a);
+        assert_eq!(fb.0.load(SeqCst), 1, "the wake-up moved on");
+        assert_eq!(poll_once(b.as_mut(), &wb), Poll::Ready(Ok(1)));
+    }
+}
+
+#[test]
+fn waiting_senders_are_woken_in_order_when_room_appears() {
+    let (tx, rx) = channel::bounded(1);
+    tx.try_send(0).unwrap();
+    let (fa, wa) = flag();
+    let (fb, wb) = flag();
+    let mut a = Box::pin(tx.send(1));
+    let mut b = Box::pin(tx.send(2));
+    assert!(poll_once(a.as_mut(), &wa).is_pending());
+    assert!(poll_once(b.as_mut(), &wb).is_pending());
+    assert_eq!(rx.try_recv(), Ok(0));
+    assert_eq!(fa.0.load(SeqCst), 1);
+    assert_eq!(fb.0.load(SeqCst), 0);
+    assert!(poll_once(a.as_mut(), &wa).is_ready());
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(fb.0.load(SeqCst), 1);
+    assert!(poll_once(b.as_mut(), &wb).is_ready());
+    assert_eq!(rx.try_recv(), Ok(2));
+}
+
+#[test]
+fn closing_wakes_every_waiter() {
+    let (tx, rx) = channel::bounded::<u8>(1);
+    let (tx2, rx2) = channel::bounded::<u8>(1);
+    tx2.try_send(0).unwrap();
+    let mut recvs: Vec<_> = (0..5).map(|_| Box::pin(rx.recv())).collect();
+    let mut sends: Vec<_> = (0..5).map(|i| Box::pin(tx2.send(i))).collect();
+    let flags: Vec<_> = (0..10).map(|_| flag()).collect();
+    for (r, (_, w)) in recvs.iter_mut().zip(&flags[..5]) {
+        assert!(poll_once(r.as_mut(), w).is_pending());
+    }
+    for (s, (_, w)) in sends.iter_mut().zip(&flags[5..]) {
+        assert!(poll_once(s.as_mut(), w).is_pending());
+    }
+    assert!(tx.close());
+    assert!(rx2.close());
+    for (f, _) in &flags {
+        assert_eq!(f.0.load(SeqCst), 1);
+    }
+    for (r, (_, w)) in recvs.iter_mut().zip(&flags[..5]) {
+        assert_eq!(poll_once(r.as_mut(), w), Poll::Ready(Err(RecvError)));
+    }
+    for (i, (s, (_, w))) in sends.iter_mut().zip(&flags[5..]).enumerate() {
+        match poll_once(s.as_mut(), w) {
+            Poll::Ready(Err(e)) => assert_eq!(e.into_inner(), i as u8),
+            other => panic!("send after close: {other:?}"),
+        }
+    }
+    // The value sent before the close is still received.
+    assert_eq!(rx2.try_recv(), Ok(0));
+    assert_eq!(rx2.try_recv(), Err(TryRecvError::Closed));
+}
+
+#[test]
+fn send_after_close_gives_the_value_back() {
+    for cap in [Some(0), Some(2), None] {
+        let (tx, rx) = match cap {
+            Some(c) => channel::bounded(c),
+            None => channel::unbounded(),
+        };
+        drop(rx);
+        assert!(tx.is_closed());
+        assert_eq!(
+            tx.try_send(String::from("a")),
+            Err(TrySendError::Closed("a".into()))
+        );
+        let err = volt::runtime::Runtime::new()
+            .unwrap()
+            .block_on(tx.send(String::from("b")))
+            .unwrap_err();
+        assert_eq!(err.0, "b");
+        assert_eq!(err.to_string(), "sending into a closed channel");
+    }
+}
+
+#[test]
+fn values_left_in_the_channel_are_dropped_with_the_last_handle() {
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+    for cap in [Some(8), None] {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = match cap {
+            Some(c) => channel::bounded(c),
+            None => channel::unbounded(),
+        };
+        for _ in 0..5 {
+            tx.try_send(Counted(drops.clone())).ok().unwrap();
+        }
+        drop(rx.try_recv());
+        drop(tx);
+        assert_eq!(drops.load(SeqCst), 1);
+        drop(rx);
+        assert_eq!(drops.load(SeqCst), 5);
+    }
+}
+
+#[test]
+fn rendezvous_send_completes_only_when_received() {
+    let (tx, rx) = channel::bounded(0);
+    assert_eq!(tx.capacity(), Some(0));
+    // Nobody waits: try_send fails.
+    assert_eq!(tx.try_send(1), Err(TrySendError::Full(1)));
+    let (fs, ws) = flag();
+    let mut send = Box::pin(tx.send(2));
+    assert!(poll_once(send.as_mut(), &ws).is_pending());
+    assert!(
+        poll_once(send.as_mut(), &ws).is_pending(),
+        "no receiver yet"
+    );
+    assert_eq!(rx.try_recv(), Ok(2));
+    assert!(fs.0.load(SeqCst) >= 1);
+    assert_eq!(poll_once(send.as_mut(), &ws), Poll::Ready(Ok(())));
+
+    // A receiver waits: try_send hands the value over.
+    let (_fr, wr) = flag();
+    let mut recv = Box::pin(rx.recv());
+    assert!(poll_once(recv.as_mut(), &wr).is_pending());
+    assert_eq!(tx.try_send(3), Ok(()));
+    assert_eq!(poll_once(recv.as_mut(), &wr), Poll::Ready(Ok(3)));
+}
+
+#[test]
+fn cancelled_rendezvous_send_does_not_deliver() {
+    let (tx, rx) = channel::bounded(0);
+    let (_f, w) = flag();
+    let mut send = Box::pin(tx.send(9));
+    assert!(poll_once(send.as_mut(), &w).is_pending());
+    drop(send);
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+}
+
+#[test]
+fn blocking_send_and_recv_across_threads() {
+    for cap in [0, 1, 16] {
+        let (tx, rx) = channel::bounded(cap);
+        let t = std::thread::spawn(move || {
+            for i in 0..1000 {
+                tx.send_blocking(i).unwrap();
+            }
+        });
+        for i in 0..1000 {
+            assert_eq!(rx.recv_blocking(), Ok(i));
+        }
+        t.join().unwrap();
+        assert_eq!(rx.recv_blocking(), Err(RecvError));
+    }
+}
+
+#[test]
+#[should_panic(expected = "Cannot block the current thread from within a runtime")]
+fn recv_blocking_inside_a_runtime_panics() {
+    let (_tx, rx) = channel::unbounded::<()>();
+    volt::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async { rx.recv_blocking() })
+        .unwrap();
+}
+
+#[test]
+fn counts_capacity_and_identity() {
+    let (tx, rx) = channel::bounded::<i32>(2);
+    let tx2 = tx.clone();
+    let rx2 = rx.clone();
+    let rx3 = rx.clone();
+    assert_eq!(tx.sender_count(), 2);
+    assert_eq!(rx.receiver_count(), 3);
+    drop(rx3);
+    assert_eq!(tx.receiver_count(), 2);
+    assert!(tx.same_channel(&tx2) && rx.same_channel(&rx2));
+    let (other, _r) = channel::bounded::<i32>(2);
+    assert!(!tx.same_channel(&other));
+    assert_eq!(tx.capacity(), Some(2));
+    assert!(tx.is_empty() && !tx.is_full());
+    tx.try_send(1).unwrap();
+    tx.try_send(2).unwrap();
+    assert_eq!(rx.len(), 2);
+    assert!(rx.is_full());
+    assert_eq!(channel::unbounded::<()>().0.capacity(), None);
+    assert!(format!("{tx:?}").contains("Sender"));
+    assert_eq!(
+        TryRecvError::Empty.to_string(),
+        "receiving from an empty channel"
+    );
+    assert_eq!(
+        TrySendError::Full(()).to_string(),
+        "sending into a full channel"
+    );
+}
+
+/// Threads hammering the channel with every capacity, bounded in time by
+/// its size (not by a clock).
+#[test]
+fn stress_threads_all_capacities() {
+    for cap in [0usize, 1, 3, 1024] {
+        let (tx, rx) = channel::bounded::<usize>(cap);
+        const N: usize = 5_000;
+        let sum = Arc::new(AtomicUsize::new(0));
+        let mut threads = Vec::new();
+        for p in 0..3 {
+            let tx = tx.clone();
+            threads.push(std::thread::spawn(move || {
+                for i in 0..N {
+                    tx.send_blocking(p * N + i).unwrap();
+                }
+            }));
+        }
+        drop(tx);
+        for _ in 0..3 {
+            let (rx, sum) = (rx.clone(), sum.clone());
+            threads.push(std::thread::spawn(move || {
+                while let Ok(v) = rx.recv_blocking() {
+                    sum.fetch_add(v, SeqCst);
+                }
+            }));
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(sum.load(SeqCst), (0..3 * N).sum::<usize>(), "cap {cap}");
+    }
+}

@@ -146,6 +146,11 @@ impl<T> Chan<T> {
         }
     }
 
+    /// Whether a send would have to wait (a rendezvous channel always is).
+    pub(crate) fn is_full(&self) -> bool {
+        self.capacity().is_some_and(|cap| self.len() >= cap)
+    }
+
     /// `None` for unbounded.
     pub(crate) fn capacity(&self) -> Option<usize> {
         match &self.queue {

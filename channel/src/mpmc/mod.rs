@@ -223,10 +223,7 @@ impl<T> Sender<T> {
 
     /// Whether the channel is full (a rendezvous channel always is).
     pub fn is_full(&self) -> bool {
-        match self.chan.capacity() {
-            Some(cap) => self.len() >= cap,
-            None => false,
-        }
+        self.chan.is_full()
     }
 
     /// The capacity: `None` for an unbounded channel.
@@ -339,10 +336,7 @@ impl<T> Receiver<T> {
 
     /// Whether the channel is full (a rendezvous channel always is).
     pub fn is_full(&self) -> bool {
-        match self.chan.capacity() {
-            Some(cap) => self.len() >= cap,
-            None => false,
-        }
+        self.chan.is_full()
     }
 
     /// The capacity: `None` for an unbounded channel.

@@ -1,30 +1,15 @@
 //! `volt::channel`: the guarantees of the MPMC channel, through the public
 //! API.
 
+mod support;
+
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::Poll;
 
+use support::{DropCounter, counting_waker as flag, poll_with as poll_once};
 use volt::channel::{self, RecvError, TryRecvError, TrySendError};
-
-struct Flag(AtomicUsize);
-
-impl Wake for Flag {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn flag() -> (Arc<Flag>, Waker) {
-    let f = Arc::new(Flag(AtomicUsize::new(0)));
-    (f.clone(), Waker::from(f))
-}
-
-fn poll_once<F: Future + ?Sized>(f: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
-    f.poll(&mut Context::from_waker(waker))
-}
 
 fn rt() -> volt::runtime::Runtime {
     volt::runtime::Builder::new_multi_thread()
@@ -170,10 +155,10 @@ fn woken_receiver_that_is_dropped_passes_the_wake_up_on() {
         assert!(poll_once(a.as_mut(), &wa).is_pending());
         assert!(poll_once(b.as_mut(), &wb).is_pending());
         tx.try_send(1).unwrap();
-        assert_eq!(fa.0.load(SeqCst), 1, "the oldest waiter is woken");
-        assert_eq!(fb.0.load(SeqCst), 0);
+        assert_eq!(fa.count(), 1, "the oldest waiter is woken");
+        assert_eq!(fb.count(), 0);
         drop(a);
-        assert_eq!(fb.0.load(SeqCst), 1, "the wake-up moved on");
+        assert_eq!(fb.count(), 1, "the wake-up moved on");
         assert_eq!(poll_once(b.as_mut(), &wb), Poll::Ready(Ok(1)));
     }
 }
@@ -189,11 +174,11 @@ fn waiting_senders_are_woken_in_order_when_room_appears() {
     assert!(poll_once(a.as_mut(), &wa).is_pending());
     assert!(poll_once(b.as_mut(), &wb).is_pending());
     assert_eq!(rx.try_recv(), Ok(0));
-    assert_eq!(fa.0.load(SeqCst), 1);
-    assert_eq!(fb.0.load(SeqCst), 0);
+    assert_eq!(fa.count(), 1);
+    assert_eq!(fb.count(), 0);
     assert!(poll_once(a.as_mut(), &wa).is_ready());
     assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(fb.0.load(SeqCst), 1);
+    assert_eq!(fb.count(), 1);
     assert!(poll_once(b.as_mut(), &wb).is_ready());
     assert_eq!(rx.try_recv(), Ok(2));
 }
@@ -215,7 +200,7 @@ fn closing_wakes_every_waiter() {
     assert!(tx.close());
     assert!(rx2.close());
     for (f, _) in &flags {
-        assert_eq!(f.0.load(SeqCst), 1);
+        assert_eq!(f.count(), 1);
     }
     for (r, (_, w)) in recvs.iter_mut().zip(&flags[..5]) {
         assert_eq!(poll_once(r.as_mut(), w), Poll::Ready(Err(RecvError)));
@@ -255,26 +240,20 @@ fn send_after_close_gives_the_value_back() {
 
 #[test]
 fn values_left_in_the_channel_are_dropped_with_the_last_handle() {
-    struct Counted(Arc<AtomicUsize>);
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
     for cap in [Some(8), None] {
-        let drops = Arc::new(AtomicUsize::new(0));
+        let drops = DropCounter::new();
         let (tx, rx) = match cap {
             Some(c) => channel::bounded(c),
             None => channel::unbounded(),
         };
         for _ in 0..5 {
-            tx.try_send(Counted(drops.clone())).ok().unwrap();
+            tx.try_send(drops.track()).ok().unwrap();
         }
         drop(rx.try_recv());
         drop(tx);
-        assert_eq!(drops.load(SeqCst), 1);
+        assert_eq!(drops.count(), 1);
         drop(rx);
-        assert_eq!(drops.load(SeqCst), 5);
+        assert_eq!(drops.count(), 5);
     }
 }
 
@@ -292,7 +271,7 @@ fn rendezvous_send_completes_only_when_received() {
         "no receiver yet"
     );
     assert_eq!(rx.try_recv(), Ok(2));
-    assert!(fs.0.load(SeqCst) >= 1);
+    assert!(fs.count() >= 1);
     assert_eq!(poll_once(send.as_mut(), &ws), Poll::Ready(Ok(())));
 
     // A receiver waits: try_send hands the value over.

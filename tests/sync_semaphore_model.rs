@@ -18,22 +18,16 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+mod support;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Poll, Waker};
 
 use proptest::prelude::*;
+use support::{WakeCount, counting_waker, poll_with};
 use volt::sync::{AcquireError, OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 type AcquireFut = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>>>>;
-
-struct Flag(AtomicBool);
-
-impl Wake for Flag {
-    fn wake(self: Arc<Self>) {
-        self.0.store(true, SeqCst);
-    }
-}
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -66,7 +60,8 @@ struct Pending {
     id: usize,
     need: u32,
     fut: AcquireFut,
-    woken: Arc<Flag>,
+    woken: Arc<WakeCount>,
+    waker: Waker,
 }
 
 struct Harness {
@@ -109,8 +104,7 @@ impl Harness {
     }
 
     fn poll(p: &mut Pending) -> Poll<Result<OwnedSemaphorePermit, AcquireError>> {
-        let waker = Waker::from(p.woken.clone());
-        p.fut.as_mut().poll(&mut Context::from_waker(&waker))
+        poll_with(p.fut.as_mut(), &p.waker)
     }
 
     /// Every future the model granted (or failed by close) was woken and now
@@ -126,7 +120,7 @@ impl Harness {
             }
             let mut p = self.pending.remove(i);
             assert!(
-                p.woken.0.load(SeqCst),
+                p.woken.count() > 0,
                 "future {id} resolved by the model but not woken"
             );
             match Self::poll(&mut p) {
@@ -161,11 +155,13 @@ impl Harness {
             Op::Acquire(n) => {
                 let id = self.next_id;
                 self.next_id += 1;
+                let (woken, waker) = counting_waker();
                 let mut p = Pending {
                     id,
                     need: n,
                     fut: Box::pin(self.sem.clone().acquire_many_owned(n)),
-                    woken: Arc::new(Flag(AtomicBool::new(false))),
+                    woken,
+                    waker,
                 };
                 match Self::poll(&mut p) {
                     Poll::Ready(Ok(permit)) => {

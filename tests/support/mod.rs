@@ -113,3 +113,30 @@ pub fn foreign_block_on<F: Future>(fut: F) -> F::Output {
         std::thread::park();
     }
 }
+
+/// A waker that counts its wake-ups.
+#[derive(Default)]
+pub struct WakeCount(AtomicUsize);
+
+impl WakeCount {
+    pub fn count(&self) -> usize {
+        self.0.load(SeqCst)
+    }
+}
+
+impl std::task::Wake for WakeCount {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+/// A counting waker and the counter it bumps.
+pub fn counting_waker() -> (Arc<WakeCount>, Waker) {
+    let count = Arc::new(WakeCount::default());
+    (count.clone(), Waker::from(count))
+}
+
+/// Polls a pinned future once with `waker`.
+pub fn poll_with<F: Future + ?Sized>(f: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(waker))
+}

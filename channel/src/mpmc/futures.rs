@@ -56,15 +56,15 @@ fn poll_wait<R>(
     // Dekker: registered; fence; look again.
     fence(SeqCst);
     if let Some(r) = attempt() {
-        leave_on_drop(queue, *place, node);
+        leave_passing_on(queue, *place, node);
         *place = Place::None;
         return Poll::Ready(r);
     }
     Poll::Pending
 }
 
-/// Leaves `queue` on drop, passing a notification on if we held one.
-fn leave_on_drop(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
+/// Leaves `queue`, passing a notification on if we held one we did not use.
+fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
     if queue.leave(place, node) {
         fence(SeqCst);
         queue.notify_one();
@@ -84,7 +84,7 @@ pin_project! {
     impl<T> PinnedDrop for Recv<'_, T> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            leave_on_drop(&this.chan.recv_waiters, *this.place, this.node.as_ref());
+            leave_passing_on(&this.chan.recv_waiters, *this.place, this.node.as_ref());
         }
     }
 }
@@ -150,7 +150,7 @@ pin_project! {
             let this = this.project();
             let chan = *this.chan;
             match *this.ticket {
-                None => leave_on_drop(&chan.send_waiters, *this.place, this.node.as_ref()),
+                None => leave_passing_on(&chan.send_waiters, *this.place, this.node.as_ref()),
                 Some(ticket) => {
                     chan.handoff_waiters.leave(*this.place, this.node.as_ref());
                     // Cancelled before a receiver took it: it is not sent.

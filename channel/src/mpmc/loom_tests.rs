@@ -10,15 +10,26 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Waker};
 
-/// One receiver waits (in the fast slot) while a sender sends.
-#[test]
-fn send_wakes_the_fast_slot_receiver() {
-    loom::model(|| {
-        let (tx, rx) = bounded::<u32>(1);
+/// One receiver waits (in the fast slot) while a sender sends; with
+/// capacity 0 the send also waits for the receiver to take the value.
+fn one_receiver_one_sender(cap: usize) {
+    loom::model(move || {
+        let (tx, rx) = bounded::<u32>(cap);
         let t = thread::spawn(move || block_on(rx.recv()));
         block_on(tx.send(7)).unwrap();
         assert_eq!(t.join().unwrap(), Ok(7));
     });
+}
+
+#[test]
+fn send_wakes_the_fast_slot_receiver() {
+    one_receiver_one_sender(1);
+}
+
+/// Rendezvous: the send completes once the receiver has the value.
+#[test]
+fn rendezvous_handoff() {
+    one_receiver_one_sender(0);
 }
 
 /// Two receivers wait (one in the slot, one in the list); two values go
@@ -95,17 +106,6 @@ fn cancellation_races_a_wake() {
         let b = waiter.join().unwrap();
         assert_eq!(a.or(b), Some(5));
         assert!(a.is_none() || b.is_none());
-    });
-}
-
-/// Rendezvous: the send completes once the receiver has the value.
-#[test]
-fn rendezvous_handoff() {
-    loom::model(|| {
-        let (tx, rx) = bounded::<u32>(0);
-        let t = thread::spawn(move || block_on(rx.recv()));
-        block_on(tx.send(3)).unwrap();
-        assert_eq!(t.join().unwrap(), Ok(3));
     });
 }
 

@@ -60,4 +60,7 @@ pub mod sync {
     //! crates.)
     #[doc(inline)]
     pub use volt_sync::*;
+
+    #[doc(inline)]
+    pub use volt_channel::oneshot;
 }

@@ -4,6 +4,7 @@
 mod support;
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::task::Poll;
@@ -381,4 +382,43 @@ fn stress_threads_all_capacities() {
         }
         assert_eq!(sum.load(SeqCst), (0..3 * N).sum::<usize>(), "cap {cap}");
     }
+}
+
+#[test]
+fn receiver_is_a_stream() {
+    use futures_core::Stream;
+
+    rt().block_on(async {
+        let (tx, mut rx) = channel::bounded(2);
+        let producer = volt::spawn(async move {
+            for i in 0..100 {
+                tx.send(i).await.unwrap();
+            }
+        });
+        let mut got = Vec::new();
+        while let Some(v) = std::future::poll_fn(|cx| Pin::new(&mut rx).poll_next(cx)).await {
+            got.push(v);
+        }
+        producer.await.unwrap();
+        assert_eq!(got, (0..100).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn dropping_a_waiting_stream_receiver_passes_the_wake_up_on() {
+    use futures_core::Stream;
+
+    let (tx, mut rx) = channel::unbounded();
+    let other = rx.clone();
+    let (fa, wa) = flag();
+    let (fb, wb) = flag();
+    let mut cx = std::task::Context::from_waker(&wa);
+    assert!(Pin::new(&mut rx).poll_next(&mut cx).is_pending());
+    let mut b = Box::pin(other.recv());
+    assert!(poll_once(b.as_mut(), &wb).is_pending());
+    tx.try_send(1).unwrap();
+    assert_eq!(fa.count(), 1);
+    drop(rx);
+    assert_eq!(fb.count(), 1);
+    assert_eq!(poll_once(b.as_mut(), &wb), Poll::Ready(Ok(1)));
 }

@@ -2,8 +2,10 @@
 //!
 //! * [`mpmc`] (re-exported as `volt::channel`): a fast multi-producer,
 //!   multi-consumer channel, volt's own (tokio has none).
-//! * tokio's `mpsc`, `oneshot`, `watch` and `broadcast` are the next step
-//!   of this crate (they are not implemented yet).
+//! * [`oneshot`] (re-exported as `volt::sync::oneshot`): tokio's one-shot
+//!   channel.
+//! * tokio's `mpsc`, `watch` and `broadcast` are the next step of this
+//!   crate (they are not implemented yet).
 //!
 //! The crate sits above `volt-sync` (runtime ← sync ← channel ← volt) and
 //! reaches the runtime only through the waker bridge.
@@ -13,3 +15,4 @@ pub use volt_sync::__bridge;
 use volt_sync::__bridge as bridge;
 
 pub mod mpmc;
+pub mod oneshot;

@@ -34,7 +34,7 @@ use std::task::{Context, Poll, ready};
 /// re-check right after registering), the notification was meant for a
 /// value we did not take: we pass it on, or a waiter behind us could sleep
 /// next to a value forever.
-fn poll_wait<R>(
+pub(super) fn poll_wait<R>(
     queue: &WaitQueue,
     place: &mut Place,
     node: Pin<&Node>,
@@ -64,7 +64,7 @@ fn poll_wait<R>(
 }
 
 /// Leaves `queue`, passing a notification on if we held one we did not use.
-fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
+pub(super) fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
     if queue.leave(place, node) {
         fence(SeqCst);
         queue.notify_one();

@@ -50,6 +50,8 @@ mod errors;
 mod futures;
 mod list;
 mod ring;
+#[cfg(feature = "futures-core")]
+mod stream;
 mod waiters;
 
 #[cfg(all(test, loom))]
@@ -109,7 +111,7 @@ pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
 
 fn handles<T>(chan: Chan<T>) -> (Sender<T>, Receiver<T>) {
     let chan = Arc::new(chan);
-    (Sender { chan: chan.clone() }, Receiver { chan })
+    (Sender { chan: chan.clone() }, Receiver::new(chan))
 }
 
 /// The sending side of a [`volt::channel`](self). Clone it for more
@@ -121,8 +123,14 @@ pub struct Sender<T> {
 /// The receiving side of a [`volt::channel`](self). Clone it for more
 /// receivers (each value goes to exactly one of them); the channel closes
 /// when the last one is dropped.
+///
+/// With the `futures-core` feature, `Receiver` is also a
+/// [`Stream`](futures_core::Stream) of the values.
 pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
+    /// Where `poll_next` waits (see the `stream` module).
+    #[cfg(feature = "futures-core")]
+    stream: Option<stream::StreamWaiter>,
 }
 
 impl<T> Sender<T> {
@@ -248,6 +256,14 @@ impl<T> Sender<T> {
 }
 
 impl<T> Receiver<T> {
+    fn new(chan: Arc<Chan<T>>) -> Self {
+        Receiver {
+            chan,
+            #[cfg(feature = "futures-core")]
+            stream: None,
+        }
+    }
+
     /// Receives a value, waiting while the channel is empty. Fails once the
     /// channel is closed and empty.
     ///
@@ -375,9 +391,7 @@ impl<T> Clone for Receiver<T> {
     fn clone(&self) -> Self {
         // Relaxed: as for `Sender`.
         self.chan.receivers.fetch_add(1, Relaxed);
-        Receiver {
-            chan: self.chan.clone(),
-        }
+        Receiver::new(self.chan.clone())
     }
 }
 
@@ -392,6 +406,10 @@ impl<T> Drop for Sender<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
+        #[cfg(feature = "futures-core")]
+        if let Some(mut waiter) = self.stream.take() {
+            waiter.leave(self);
+        }
         // AcqRel: as for `Sender`.
         if self.chan.receivers.fetch_sub(1, AcqRel) == 1 {
             self.chan.close();

@@ -155,9 +155,15 @@ impl<T> Ring<T> {
                 backoff.spin();
                 tail = self.tail.load(Relaxed);
             } else {
-                // Another sender claimed `tail` and has not moved it yet.
-                backoff.snooze();
-                tail = self.tail.load(Relaxed);
+                // Our `tail` is stale: the slot already moved on (a claimed
+                // but unpublished slot still shows `stamp == tail` and fails
+                // the CAS above instead). Reload at once; wait only if the
+                // reload tells us nothing new.
+                let t = self.tail.load(Relaxed);
+                if t == tail {
+                    backoff.snooze();
+                }
+                tail = t;
             }
         }
     }
@@ -204,9 +210,12 @@ impl<T> Ring<T> {
                 backoff.spin();
                 head = self.head.load(Relaxed);
             } else {
-                // Another receiver claimed `head` and has not moved it yet.
-                backoff.snooze();
-                head = self.head.load(Relaxed);
+                // Our `head` is stale (as in `push`): reload at once.
+                let h = self.head.load(Relaxed);
+                if h == head {
+                    backoff.snooze();
+                }
+                head = h;
             }
         }
     }

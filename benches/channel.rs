@@ -6,8 +6,8 @@
 //!   (the headline workload); `mpmc_1p1c_bounded1024`,
 //!   `mpmc_16p16c_bounded1024`, `mpmc_4p4c_bounded1`,
 //!   `mpmc_4p4c_unbounded`.
-//! * `mpsc_4p1c_bounded1024`: 4 producers, one consumer, with tokio's
-//!   `mpsc` as an extra competitor.
+//! * `mpsc_4p_bounded1024`, `mpsc_4p_unbounded`: `volt::sync::mpsc`
+//!   against `tokio::sync::mpsc`, each on its own runtime.
 //!
 //! * `oneshot_local` / `oneshot_cross_task`: `sync::oneshot`, volt on volt
 //!   against tokio on tokio.
@@ -143,39 +143,27 @@ fn mpmc(c: &mut Criterion) {
     }
 }
 
+/// `mpsc_4p_bounded1024` / `mpsc_4p_unbounded`: 4 producer tasks, one
+/// consumer task; `volt::sync::mpsc` on volt against `tokio::sync::mpsc`
+/// on tokio (what a user switching gets).
 fn mpsc_shape(c: &mut Criterion) {
     let vrt = volt_rt();
     let trt = tokio::runtime::Builder::new_multi_thread().build().unwrap();
-    let mut g = c.benchmark_group("mpsc_4p1c_bounded1024");
-    g.throughput(Throughput::Elements(MSGS as u64));
-    g.bench_function("volt", |b| {
-        b.iter(|| {
-            let (tx, rx) = volt::channel::bounded::<usize>(1024);
-            mpmc!(
-                vrt,
-                volt::spawn,
-                4,
-                1,
-                (tx, rx),
-                |tx, v| tx.send(v).await.unwrap(),
-                |rx| rx.recv().await.unwrap()
-            )
-        })
-    });
-    g.bench_function("tokio-mpsc", |b| {
-        b.iter(|| {
-            let (tx, mut rx) = tokio::sync::mpsc::channel::<usize>(1024);
-            trt.block_on(async move {
+    macro_rules! four_to_one {
+        ($rt:expr, $spawn:path, $pair:expr, |$stx:ident, $v:ident| $send:expr) => {{
+            let (tx, mut rx) = $pair;
+            $rt.block_on(async move {
                 let mut handles = Vec::new();
                 for _ in 0..4 {
-                    let tx = tx.clone();
-                    handles.push(tokio::spawn(async move {
-                        for v in 0..MSGS / 4 {
-                            tx.send(v).await.unwrap();
+                    let $stx = tx.clone();
+                    handles.push($spawn(async move {
+                        for $v in 0..MSGS / 4 {
+                            $send;
                         }
                     }));
                 }
-                handles.push(tokio::spawn(async move {
+                drop(tx);
+                handles.push($spawn(async move {
                     for _ in 0..MSGS {
                         rx.recv().await.unwrap();
                     }
@@ -184,6 +172,51 @@ fn mpsc_shape(c: &mut Criterion) {
                     h.await.unwrap();
                 }
             })
+        }};
+    }
+    let mut g = c.benchmark_group("mpsc_4p_bounded1024");
+    g.throughput(Throughput::Elements(MSGS as u64));
+    g.bench_function("volt", |b| {
+        b.iter(|| {
+            four_to_one!(
+                vrt,
+                volt::spawn,
+                volt::sync::mpsc::channel::<usize>(1024),
+                |tx, v| tx.send(v).await.unwrap()
+            )
+        })
+    });
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            four_to_one!(
+                trt,
+                tokio::spawn,
+                tokio::sync::mpsc::channel::<usize>(1024),
+                |tx, v| tx.send(v).await.unwrap()
+            )
+        })
+    });
+    g.finish();
+    let mut g = c.benchmark_group("mpsc_4p_unbounded");
+    g.throughput(Throughput::Elements(MSGS as u64));
+    g.bench_function("volt", |b| {
+        b.iter(|| {
+            four_to_one!(
+                vrt,
+                volt::spawn,
+                volt::sync::mpsc::unbounded_channel::<usize>(),
+                |tx, v| tx.send(v).unwrap()
+            )
+        })
+    });
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            four_to_one!(
+                trt,
+                tokio::spawn,
+                tokio::sync::mpsc::unbounded_channel::<usize>(),
+                |tx, v| tx.send(v).unwrap()
+            )
         })
     });
     g.finish();

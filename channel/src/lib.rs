@@ -4,8 +4,10 @@
 //!   multi-consumer channel, volt's own (tokio has none).
 //! * [`oneshot`] (re-exported as `volt::sync::oneshot`): tokio's one-shot
 //!   channel.
-//! * tokio's `mpsc`, `watch` and `broadcast` are the next step of this
-//!   crate (they are not implemented yet).
+//! * [`mpsc`] (re-exported as `volt::sync::mpsc`): tokio's bounded and
+//!   unbounded multi-producer, single-consumer channels.
+//! * tokio's `watch` and `broadcast` are the next step of this crate (they
+//!   are not implemented yet).
 //!
 //! The crate sits above `volt-sync` (runtime ← sync ← channel ← volt) and
 //! reaches the runtime only through the waker bridge.
@@ -15,4 +17,5 @@ pub use volt_sync::__bridge;
 use volt_sync::__bridge as bridge;
 
 pub mod mpmc;
+pub mod mpsc;
 pub mod oneshot;

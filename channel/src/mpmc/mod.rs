@@ -48,8 +48,8 @@ mod backoff;
 mod chan;
 mod errors;
 mod futures;
-mod list;
-mod ring;
+pub(crate) mod list;
+pub(crate) mod ring;
 #[cfg(feature = "futures-core")]
 mod stream;
 mod waiters;

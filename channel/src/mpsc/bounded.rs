@@ -1,0 +1,391 @@
+//! The bounded mpsc channel: `Sender`, `Receiver`, permits, `WeakSender`.
+
+use super::chan::Chan;
+use super::error::{SendError, TryRecvError, TrySendError};
+use super::handle::{Rx, Tx, WeakTx};
+use super::rx_methods::rx_methods;
+use crate::bridge::loom::sync::Arc;
+use volt_sync::TryAcquireError;
+
+use std::fmt;
+
+/// Creates a bounded mpsc channel holding at most `buffer` values.
+///
+/// # Panics
+///
+/// If `buffer` is 0 (tokio's message), or larger than the semaphore's
+/// `MAX_PERMITS`.
+///
+/// # Examples
+///
+/// ```
+/// use volt_channel::mpsc;
+///
+/// # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+/// let (tx, mut rx) = mpsc::channel(100);
+/// volt_runtime::spawn(async move {
+///     for i in 0..10 {
+///         tx.send(i).await.unwrap();
+///     }
+/// });
+/// let mut sum = 0;
+/// while let Some(i) = rx.recv().await {
+///     sum += i;
+/// }
+/// assert_eq!(sum, 45);
+/// # });
+/// ```
+#[track_caller]
+pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
+    let chan = Arc::new(Chan::new(buffer));
+    (
+        Sender {
+            tx: Tx::new(chan.clone()),
+        },
+        Receiver { rx: Rx { chan } },
+    )
+}
+
+/// Sends values to the associated [`Receiver`]. Clone it for more senders.
+pub struct Sender<T> {
+    tx: Tx<T>,
+}
+
+/// A sender that does not keep the channel open; see
+/// [`Sender::downgrade`].
+pub struct WeakSender<T> {
+    tx: WeakTx<T>,
+}
+
+/// Receives values from the associated [`Sender`]s.
+pub struct Receiver<T> {
+    rx: Rx<T>,
+}
+
+/// A reserved slot in the channel: [`send`](Permit::send) cannot fail or
+/// wait. Dropping it unused gives the slot back.
+pub struct Permit<'a, T> {
+    chan: &'a Chan<T>,
+}
+
+/// An owned [`Permit`], holding its [`Sender`].
+pub struct OwnedPermit<T> {
+    sender: Option<Sender<T>>,
+}
+
+/// `n` reserved slots, from [`Sender::reserve_many`]; yields a [`Permit`]
+/// per slot. Slots not taken are given back when it is dropped.
+pub struct PermitIterator<'a, T> {
+    chan: &'a Chan<T>,
+    n: usize,
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`, waiting for room. Fails (giving the value back) if
+    /// the receiver is closed or dropped.
+    ///
+    /// # Cancel safety
+    ///
+    /// If the future is dropped before completing, the value was not sent;
+    /// the sender loses its place in the queue of senders waiting for room.
+    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        match self.reserve().await {
+            Ok(permit) => {
+                permit.send(value);
+                Ok(())
+            }
+            Err(_) => Err(SendError(value)),
+        }
+    }
+
+    /// Sends `value` if there is room now.
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        match self.try_reserve() {
+            Ok(permit) => {
+                permit.send(value);
+                Ok(())
+            }
+            Err(TrySendError::Full(())) => Err(TrySendError::Full(value)),
+            Err(TrySendError::Closed(())) => Err(TrySendError::Closed(value)),
+        }
+    }
+
+    /// Blocking send, for synchronous code.
+    ///
+    /// # Panics
+    ///
+    /// When called from a thread that drives a runtime.
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        crate::bridge::block_on(self.send(value))
+    }
+
+    /// Waits for room and reserves one slot.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe, except that the place in the queue is lost.
+    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
+        let chan = &*self.tx.chan;
+        match chan.semaphore().acquire().await {
+            Ok(p) => {
+                p.forget();
+                Ok(Permit { chan })
+            }
+            Err(_) => Err(SendError(())),
+        }
+    }
+
+    /// Waits for room and reserves `n` slots. Fails if the receiver is
+    /// closed or `n` exceeds the channel's capacity.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe, except that the place in the queue is lost.
+    pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
+        let chan = &*self.tx.chan;
+        if n > chan.bound() {
+            return Err(SendError(()));
+        }
+        match chan.semaphore().acquire_many(n as u32).await {
+            Ok(p) => {
+                p.forget();
+                Ok(PermitIterator { chan, n })
+            }
+            Err(_) => Err(SendError(())),
+        }
+    }
+
+    /// Reserves one slot if there is room now.
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        let chan = &*self.tx.chan;
+        match chan.semaphore().try_acquire() {
+            Ok(p) => {
+                p.forget();
+                Ok(Permit { chan })
+            }
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(())),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(())),
+        }
+    }
+
+    /// Reserves `n` slots if there is room now.
+    pub fn try_reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, TrySendError<()>> {
+        let chan = &*self.tx.chan;
+        if n > chan.bound() {
+            return Err(TrySendError::Full(()));
+        }
+        match chan.semaphore().try_acquire_many(n as u32) {
+            Ok(p) => {
+                p.forget();
+                Ok(PermitIterator { chan, n })
+            }
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(())),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(())),
+        }
+    }
+
+    /// [`reserve`](Self::reserve), with the permit owning the sender.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe, except that the place in the queue is lost.
+    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
+        match self.tx.chan.semaphore().acquire().await {
+            Ok(p) => p.forget(),
+            Err(_) => return Err(SendError(())),
+        }
+        Ok(OwnedPermit { sender: Some(self) })
+    }
+
+    /// [`try_reserve`](Self::try_reserve), with the permit owning the
+    /// sender (given back in the error).
+    pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Self>> {
+        let res = self.tx.chan.semaphore().try_acquire().map(|p| p.forget());
+        match res {
+            Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(self)),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(self)),
+        }
+    }
+
+    /// Waits until the receiver is closed or dropped.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe.
+    pub async fn closed(&self) {
+        self.tx.chan.closed().await
+    }
+
+    /// Whether the receiver is closed or dropped.
+    pub fn is_closed(&self) -> bool {
+        self.tx.chan.is_rx_closed()
+    }
+
+    /// The room left now (slots neither filled nor reserved).
+    pub fn capacity(&self) -> usize {
+        self.tx.chan.semaphore().available_permits()
+    }
+
+    /// The capacity the channel was created with.
+    pub fn max_capacity(&self) -> usize {
+        self.tx.chan.bound()
+    }
+
+    /// A [`WeakSender`]: it does not keep the channel open.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        WeakSender {
+            tx: self.tx.downgrade(),
+        }
+    }
+
+    /// Whether both senders belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        self.tx.same_channel(&other.tx)
+    }
+
+    /// Number of strong senders.
+    pub fn strong_count(&self) -> usize {
+        self.tx.strong_count()
+    }
+
+    /// Number of weak senders.
+    pub fn weak_count(&self) -> usize {
+        self.tx.weak_count()
+    }
+}
+
+impl<T> Receiver<T> {
+    rx_methods!();
+
+    /// The room left now (slots neither filled nor reserved).
+    pub fn capacity(&self) -> usize {
+        self.rx.chan.semaphore().available_permits()
+    }
+
+    /// The capacity the channel was created with.
+    pub fn max_capacity(&self) -> usize {
+        self.rx.chan.bound()
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A strong [`Sender`], unless every strong sender is gone.
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        self.tx.upgrade().map(|tx| Sender { tx })
+    }
+
+    /// Number of strong senders.
+    pub fn strong_count(&self) -> usize {
+        self.tx.strong_count()
+    }
+
+    /// Number of weak senders.
+    pub fn weak_count(&self) -> usize {
+        self.tx.weak_count()
+    }
+}
+
+impl<T> Permit<'_, T> {
+    /// Sends `value` into the reserved slot.
+    pub fn send(self, value: T) {
+        self.chan.push(value);
+        // The slot is now the value's: no give-back on drop.
+        std::mem::forget(self);
+    }
+}
+
+impl<T> Drop for Permit<'_, T> {
+    fn drop(&mut self) {
+        self.chan.release_permit();
+    }
+}
+
+impl<T> OwnedPermit<T> {
+    /// Sends `value` into the reserved slot and returns the sender.
+    pub fn send(mut self, value: T) -> Sender<T> {
+        let sender = self.sender.take().expect("sender is present");
+        sender.tx.chan.push(value);
+        sender
+    }
+
+    /// Gives the slot back unused and returns the sender.
+    pub fn release(mut self) -> Sender<T> {
+        let sender = self.sender.take().expect("sender is present");
+        sender.tx.chan.release_permit();
+        sender
+    }
+
+    /// Whether both belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        match (&self.sender, &other.sender) {
+            (Some(a), Some(b)) => a.same_channel(b),
+            _ => false,
+        }
+    }
+}
+
+impl<T> Drop for OwnedPermit<T> {
+    fn drop(&mut self) {
+        if let Some(sender) = &self.sender {
+            sender.tx.chan.release_permit();
+        }
+    }
+}
+
+impl<'a, T> Iterator for PermitIterator<'a, T> {
+    type Item = Permit<'a, T>;
+
+    fn next(&mut self) -> Option<Permit<'a, T>> {
+        if self.n == 0 {
+            return None;
+        }
+        self.n -= 1;
+        Some(Permit { chan: self.chan })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.n, Some(self.n))
+    }
+}
+
+impl<T> ExactSizeIterator for PermitIterator<'_, T> {}
+
+impl<T> Drop for PermitIterator<'_, T> {
+    fn drop(&mut self) {
+        for _ in 0..self.n {
+            self.chan.release_permit();
+        }
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        Sender {
+            tx: self.tx.clone(),
+        }
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> Self {
+        WeakSender {
+            tx: self.tx.clone(),
+        }
+    }
+}
+
+macro_rules! debug_as {
+    ($($ty:ident $(<$lt:lifetime>)?),*) => {$(
+        impl<T> fmt::Debug for $ty<$($lt,)? T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($ty)).finish_non_exhaustive()
+            }
+        }
+    )*};
+}
+
+debug_as!(Sender, WeakSender, Receiver, OwnedPermit);
+debug_as!(Permit<'_>, PermitIterator<'_>);

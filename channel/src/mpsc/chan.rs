@@ -1,0 +1,236 @@
+//! The shared state of an mpsc channel, bounded or not.
+//!
+//! * Values travel through the lock-free block list of `volt::channel`
+//!   ([`List`]), which gives memory back as it drains.
+//! * A bounded channel's capacity is a [`Semaphore`] of `bound` permits: a
+//!   sender (or a `reserve`) takes one before it may push, the receiver
+//!   gives one back for every value it pops. Waiting for room is waiting on
+//!   the semaphore: FIFO, allocation-free, cancel-safe.
+//! * The one receiver waits in `rx_waker`, advertised by `rx_waiting`. The
+//!   protocol is the MPMC channel's Dekker pair: the receiver registers its
+//!   waker, sets `rx_waiting`, issues `fence(SeqCst)` and looks at the list
+//!   again; a sender pushes, issues `fence(SeqCst)` and wakes the receiver
+//!   only if `rx_waiting` is set. A send that finds nobody waiting touches
+//!   no waker.
+//!
+//! # Closing
+//!
+//! The receiver closes the channel (`close()` or drop): `rx_closed` is set,
+//! the semaphore is closed (new sends and reservations fail) and senders in
+//! `closed()` are woken. Permits reserved before still send. The receiver
+//! sees the end (`None`) once the list is empty and either every sender is
+//! gone or the channel is closed with no permit outstanding.
+
+use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*, fence};
+use crate::bridge::{self, AtomicWaker};
+use crate::mpmc::list::List;
+use volt_sync::{Notify, Semaphore};
+
+use std::task::{Context, Poll, ready};
+
+pub(super) struct Chan<T> {
+    list: List<T>,
+    /// The capacity (bounded channels only).
+    semaphore: Option<Semaphore>,
+    bound: usize,
+    rx_waker: AtomicWaker,
+    rx_waiting: AtomicBool,
+    rx_closed: AtomicBool,
+    /// Wakes senders in `closed()`.
+    closed_notify: Notify,
+    pub(super) tx_count: AtomicUsize,
+    pub(super) tx_weak_count: AtomicUsize,
+}
+
+impl<T> Chan<T> {
+    /// `bound == 0`: unbounded.
+    pub(super) fn new(bound: usize) -> Self {
+        Chan {
+            list: List::new(),
+            semaphore: (bound > 0).then(|| Semaphore::new(bound)),
+            bound,
+            rx_waker: AtomicWaker::new(),
+            rx_waiting: AtomicBool::new(false),
+            rx_closed: AtomicBool::new(false),
+            closed_notify: Notify::new(),
+            tx_count: AtomicUsize::new(1),
+            tx_weak_count: AtomicUsize::new(0),
+        }
+    }
+
+    pub(super) fn semaphore(&self) -> &Semaphore {
+        self.semaphore.as_ref().expect("bounded channel")
+    }
+
+    pub(super) fn bound(&self) -> usize {
+        self.bound
+    }
+
+    /// Pushes a value the caller is entitled to send (it holds a permit, or
+    /// the channel is unbounded) and wakes the receiver if it waits.
+    pub(super) fn push(&self, value: T) {
+        // The list is never closed: permits reserved before a close still
+        // send, and an unbounded send checks `rx_closed` itself.
+        if self.list.push(value).is_err() {
+            unreachable!("the mpsc list is never closed");
+        }
+        self.wake_rx();
+    }
+
+    /// The notifier half of the Dekker pair (see the module docs).
+    fn wake_rx(&self) {
+        fence(SeqCst);
+        // Relaxed: ordered by the fence; the swap decides who wakes.
+        if self.rx_waiting.load(Relaxed) && self.rx_waiting.swap(false, Relaxed) {
+            self.rx_waker.wake();
+        }
+    }
+
+    /// Gives back one unit of capacity (a received value or an unused
+    /// permit). After a close, the receiver may be waiting for the last
+    /// outstanding permit to come back.
+    pub(super) fn release_permit(&self) {
+        if let Some(sem) = &self.semaphore {
+            sem.add_permits(1);
+            if self.rx_closed.load(Acquire) {
+                self.wake_rx();
+            }
+        }
+    }
+
+    /// Whether the receiver closed the channel.
+    pub(super) fn is_rx_closed(&self) -> bool {
+        self.rx_closed.load(Acquire)
+    }
+
+    /// Waits until the receiver closes the channel.
+    pub(super) async fn closed(&self) {
+        loop {
+            let notified = self.closed_notify.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_rx_closed() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Closes the channel from the receiver's side.
+    pub(super) fn close(&self) {
+        self.rx_closed.store(true, Release);
+        if let Some(sem) = &self.semaphore {
+            sem.close();
+        }
+        self.closed_notify.notify_waiters();
+    }
+
+    /// Called when the last strong sender is dropped.
+    pub(super) fn last_sender_dropped(&self) {
+        self.rx_waker.wake();
+        // `closed()` does not resolve for this: only the receiver closes.
+    }
+
+    /// Whether no more values can come: every sender is gone, or the
+    /// channel is closed and no reserved permit is outstanding.
+    fn is_finished(&self) -> bool {
+        // Acquire: pairs with the last sender's AcqRel decrement, so its
+        // pushes are visible to the pop that follows.
+        if self.tx_count.load(Acquire) == 0 {
+            return true;
+        }
+        self.is_rx_closed()
+            && self
+                .semaphore
+                .as_ref()
+                .is_none_or(|sem| sem.available_permits() == self.bound)
+    }
+
+    /// Pops a value (giving its capacity back).
+    pub(super) fn try_pop(&self) -> Option<T> {
+        let value = self.list.pop().ok()?;
+        self.release_permit();
+        Some(value)
+    }
+
+    /// `try_recv`: `Err(true)` when the channel is finished and empty.
+    pub(super) fn try_recv(&self) -> Result<T, bool> {
+        if let Some(v) = self.try_pop() {
+            return Ok(v);
+        }
+        if self.is_finished() {
+            // A last push may have landed just before the end was seen.
+            return self.try_pop().ok_or(true);
+        }
+        Err(false)
+    }
+
+    /// The receiver's poll.
+    pub(super) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let coop = ready!(bridge::poll_proceed(cx));
+        for attempt in 0..2 {
+            match self.try_recv() {
+                Ok(v) => {
+                    coop.made_progress();
+                    return Poll::Ready(Some(v));
+                }
+                Err(true) => {
+                    coop.made_progress();
+                    return Poll::Ready(None);
+                }
+                Err(false) => {}
+            }
+            if attempt == 0 {
+                // Dekker: register, advertise, fence, look again.
+                self.rx_waker.register_by_ref(cx.waker());
+                self.rx_waiting.store(true, Relaxed);
+                fence(SeqCst);
+            }
+        }
+        Poll::Pending
+    }
+
+    /// `recv_many`: waits for one value, then takes what is there, up to
+    /// `limit` in all.
+    pub(super) fn poll_recv_many(
+        &self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        if limit == 0 {
+            return Poll::Ready(0);
+        }
+        let Some(first) = ready!(self.poll_recv(cx)) else {
+            return Poll::Ready(0);
+        };
+        buffer.reserve(limit.min(self.len() + 1));
+        buffer.push(first);
+        let mut n = 1;
+        while n < limit {
+            match self.try_pop() {
+                Some(v) => {
+                    buffer.push(v);
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        Poll::Ready(n)
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The receiver is dropped: close, and drop what is left.
+    pub(super) fn rx_drop(&self) {
+        self.close();
+        while self.try_pop().is_some() {}
+    }
+
+    /// Whether the receiver reports the channel closed.
+    pub(super) fn rx_is_closed(&self) -> bool {
+        self.is_rx_closed() || self.tx_count.load(Acquire) == 0
+    }
+}

@@ -1,0 +1,134 @@
+//! Reference-counted handles shared by the bounded and unbounded halves:
+//! strong sender handles (the channel ends for the receiver when the last
+//! one goes), weak ones (which may be upgraded while a strong one lives),
+//! and the receiver handle (which closes the channel when dropped).
+
+use super::chan::Chan;
+use crate::bridge::loom::sync::Arc;
+use crate::bridge::loom::sync::atomic::Ordering::*;
+
+use std::task::{Context, Poll};
+
+/// A strong sender handle.
+pub(super) struct Tx<T> {
+    pub(super) chan: Arc<Chan<T>>,
+}
+
+impl<T> Tx<T> {
+    pub(super) fn new(chan: Arc<Chan<T>>) -> Self {
+        Tx { chan }
+    }
+
+    pub(super) fn downgrade(&self) -> WeakTx<T> {
+        // Relaxed: a counter only read for `weak_count`.
+        self.chan.tx_weak_count.fetch_add(1, Relaxed);
+        WeakTx {
+            chan: self.chan.clone(),
+        }
+    }
+
+    pub(super) fn same_channel(&self, other: &Tx<T>) -> bool {
+        Arc::ptr_eq(&self.chan, &other.chan)
+    }
+
+    pub(super) fn strong_count(&self) -> usize {
+        self.chan.tx_count.load(Acquire)
+    }
+
+    pub(super) fn weak_count(&self) -> usize {
+        self.chan.tx_weak_count.load(Relaxed)
+    }
+}
+
+impl<T> Clone for Tx<T> {
+    fn clone(&self) -> Self {
+        // Relaxed: made from a live handle, the count stays above zero.
+        self.chan.tx_count.fetch_add(1, Relaxed);
+        Tx {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Tx<T> {
+    fn drop(&mut self) {
+        // AcqRel: the receiver that sees 0 (Acquire) sees all our pushes.
+        if self.chan.tx_count.fetch_sub(1, AcqRel) == 1 {
+            self.chan.last_sender_dropped();
+        }
+    }
+}
+
+/// A weak sender handle.
+pub(super) struct WeakTx<T> {
+    chan: Arc<Chan<T>>,
+}
+
+impl<T> WeakTx<T> {
+    pub(super) fn upgrade(&self) -> Option<Tx<T>> {
+        let mut n = self.chan.tx_count.load(Relaxed);
+        loop {
+            if n == 0 {
+                // The channel has ended for the receiver: no resurrection.
+                return None;
+            }
+            // Relaxed: the count is the only shared state here.
+            match self
+                .chan
+                .tx_count
+                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
+            {
+                Ok(_) => return Some(Tx::new(self.chan.clone())),
+                Err(actual) => n = actual,
+            }
+        }
+    }
+
+    pub(super) fn strong_count(&self) -> usize {
+        self.chan.tx_count.load(Acquire)
+    }
+
+    pub(super) fn weak_count(&self) -> usize {
+        self.chan.tx_weak_count.load(Relaxed)
+    }
+}
+
+impl<T> Clone for WeakTx<T> {
+    fn clone(&self) -> Self {
+        self.chan.tx_weak_count.fetch_add(1, Relaxed);
+        WeakTx {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakTx<T> {
+    fn drop(&mut self) {
+        self.chan.tx_weak_count.fetch_sub(1, Relaxed);
+    }
+}
+
+/// The receiver handle.
+pub(super) struct Rx<T> {
+    pub(super) chan: Arc<Chan<T>>,
+}
+
+impl<T> Rx<T> {
+    pub(super) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.chan.poll_recv(cx)
+    }
+
+    pub(super) fn sender_strong_count(&self) -> usize {
+        self.chan.tx_count.load(Acquire)
+    }
+
+    pub(super) fn sender_weak_count(&self) -> usize {
+        self.chan.tx_weak_count.load(Relaxed)
+    }
+}
+
+impl<T> Drop for Rx<T> {
+    fn drop(&mut self) {
+        self.chan.rx_drop();
+    }
+}

@@ -1,0 +1,51 @@
+//! loom models of the mpsc receiver's Dekker pair and the end-of-channel
+//! signals. A lost wake-up shows up as a deadlock.
+
+use super::*;
+use loom::future::block_on;
+use loom::thread;
+
+/// A send races the receiver going to sleep.
+#[test]
+fn send_races_the_waiting_receiver() {
+    loom::model(|| {
+        let (tx, mut rx) = unbounded_channel::<u32>();
+        let t = thread::spawn(move || tx.send(1).unwrap());
+        assert_eq!(block_on(rx.recv()), Some(1));
+        assert_eq!(block_on(rx.recv()), None);
+        t.join().unwrap();
+    });
+}
+
+/// A bounded send waits for room that the receiver makes.
+#[test]
+fn bounded_sender_waits_for_room() {
+    loom::model(|| {
+        let (tx, mut rx) = channel::<u32>(1);
+        let t = thread::spawn(move || {
+            block_on(tx.send(1)).unwrap();
+            block_on(tx.send(2)).unwrap();
+        });
+        assert_eq!(block_on(rx.recv()), Some(1));
+        assert_eq!(block_on(rx.recv()), Some(2));
+        t.join().unwrap();
+    });
+}
+
+/// After `close`, the last outstanding permit coming back ends the
+/// channel for a waiting receiver.
+#[test]
+fn permit_drop_after_close_ends_the_channel() {
+    loom::model(|| {
+        let (tx, mut rx) = channel::<u32>(1);
+        let permit = tx.try_reserve_owned().unwrap();
+        rx.close();
+        let t = thread::spawn(move || {
+            // Keep the sender alive: only the permit ends the channel.
+            let tx = permit.release();
+            tx.is_closed()
+        });
+        assert_eq!(block_on(rx.recv()), None);
+        assert!(t.join().unwrap());
+    });
+}

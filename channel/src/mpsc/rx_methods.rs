@@ -1,0 +1,111 @@
+//! The receive methods that `Receiver` and `UnboundedReceiver` share (the
+//! same code and documentation for both, as in tokio).
+
+macro_rules! rx_methods {
+    () => {
+        /// Receives the next value, or `None` once the channel is closed
+        /// (all senders dropped, or [`close`](Self::close) called) and every
+        /// value sent before has been received.
+        ///
+        /// # Cancel safety
+        ///
+        /// This method is cancel safe: if `recv` is used as the event in a
+        /// `select!` and another branch completes first, no value was
+        /// taken from the channel.
+        pub async fn recv(&mut self) -> Option<T> {
+            std::future::poll_fn(|cx| self.poll_recv(cx)).await
+        }
+
+        /// Receives up to `limit` values into `buffer` (waiting for at least
+        /// one) and returns how many. Returns 0 only when `limit` is 0 or
+        /// the channel is closed and empty.
+        ///
+        /// # Cancel safety
+        ///
+        /// This method is cancel safe.
+        pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            std::future::poll_fn(|cx| self.poll_recv_many(cx, buffer, limit)).await
+        }
+
+        /// Receives a value if one is ready.
+        pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+            self.rx.chan.try_recv().map_err(|finished| {
+                if finished {
+                    TryRecvError::Disconnected
+                } else {
+                    TryRecvError::Empty
+                }
+            })
+        }
+
+        /// Blocking receive, for synchronous code.
+        ///
+        /// # Panics
+        ///
+        /// When called from a thread that drives a runtime.
+        #[track_caller]
+        pub fn blocking_recv(&mut self) -> Option<T> {
+            crate::bridge::block_on(self.recv())
+        }
+
+        /// Blocking `recv_many`, for synchronous code.
+        ///
+        /// # Panics
+        ///
+        /// When called from a thread that drives a runtime.
+        #[track_caller]
+        pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            crate::bridge::block_on(self.recv_many(buffer, limit))
+        }
+
+        /// Closes the receiving half without dropping it: sends fail from
+        /// now on, while permits already reserved may still send and
+        /// values already sent can still be received.
+        pub fn close(&mut self) {
+            self.rx.chan.close();
+        }
+
+        /// Whether the channel is closed (all senders dropped, or `close`
+        /// called).
+        pub fn is_closed(&self) -> bool {
+            self.rx.chan.rx_is_closed()
+        }
+
+        /// Whether no value is waiting to be received.
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+
+        /// Number of values waiting to be received.
+        pub fn len(&self) -> usize {
+            self.rx.chan.len()
+        }
+
+        /// Polls for the next value (see [`recv`](Self::recv)).
+        pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<T>> {
+            self.rx.poll_recv(cx)
+        }
+
+        /// Polls for up to `limit` values (see [`recv_many`](Self::recv_many)).
+        pub fn poll_recv_many(
+            &mut self,
+            cx: &mut std::task::Context<'_>,
+            buffer: &mut Vec<T>,
+            limit: usize,
+        ) -> std::task::Poll<usize> {
+            self.rx.chan.poll_recv_many(cx, buffer, limit)
+        }
+
+        /// Number of live strong senders.
+        pub fn sender_strong_count(&self) -> usize {
+            self.rx.sender_strong_count()
+        }
+
+        /// Number of live weak senders.
+        pub fn sender_weak_count(&self) -> usize {
+            self.rx.sender_weak_count()
+        }
+    };
+}
+
+pub(super) use rx_methods;

@@ -6,8 +6,10 @@
 //!   channel.
 //! * [`mpsc`] (re-exported as `volt::sync::mpsc`): tokio's bounded and
 //!   unbounded multi-producer, single-consumer channels.
-//! * tokio's `watch` and `broadcast` are the next step of this crate (they
-//!   are not implemented yet).
+//! * [`watch`] (re-exported as `volt::sync::watch`): tokio's latest-value
+//!   channel.
+//! * tokio's `broadcast` is the next step of this crate (not implemented
+//!   yet).
 //!
 //! The crate sits above `volt-sync` (runtime ← sync ← channel ← volt) and
 //! reaches the runtime only through the waker bridge.
@@ -19,3 +21,4 @@ use volt_sync::__bridge as bridge;
 pub mod mpmc;
 pub mod mpsc;
 pub mod oneshot;
+pub mod watch;

@@ -74,6 +74,36 @@ pub mod sync {
         }
     }
 
+    /// A read-write lock whose methods never report poisoning.
+    #[derive(Debug, Default)]
+    pub struct RwLock<T>(std::sync::RwLock<T>);
+
+    /// Read guard of [`RwLock`].
+    pub type RwLockReadGuard<'a, T> = std::sync::RwLockReadGuard<'a, T>;
+    /// Write guard of [`RwLock`].
+    pub type RwLockWriteGuard<'a, T> = std::sync::RwLockWriteGuard<'a, T>;
+
+    impl<T> RwLock<T> {
+        /// Creates a lock.
+        pub fn new(value: T) -> Self {
+            RwLock(std::sync::RwLock::new(value))
+        }
+
+        /// Shared access, ignoring poisoning.
+        pub fn read(&self) -> RwLockReadGuard<'_, T> {
+            self.0
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        }
+
+        /// Exclusive access, ignoring poisoning.
+        pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+            self.0
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        }
+    }
+
     /// A condition variable paired with [`Mutex`], ignoring poisoning.
     #[derive(Debug, Default)]
     pub struct Condvar(std::sync::Condvar);
@@ -165,6 +195,32 @@ pub mod sync {
     impl<T: Default> Default for Mutex<T> {
         fn default() -> Self {
             Mutex::new(T::default())
+        }
+    }
+
+    /// A read-write lock (loom's).
+    #[derive(Debug)]
+    pub struct RwLock<T>(loom::sync::RwLock<T>);
+
+    /// Read guard of [`RwLock`].
+    pub type RwLockReadGuard<'a, T> = loom::sync::RwLockReadGuard<'a, T>;
+    /// Write guard of [`RwLock`].
+    pub type RwLockWriteGuard<'a, T> = loom::sync::RwLockWriteGuard<'a, T>;
+
+    impl<T> RwLock<T> {
+        /// Creates a lock.
+        pub fn new(value: T) -> Self {
+            RwLock(loom::sync::RwLock::new(value))
+        }
+
+        /// Shared access.
+        pub fn read(&self) -> RwLockReadGuard<'_, T> {
+            self.0.read().unwrap()
+        }
+
+        /// Exclusive access.
+        pub fn write(&self) -> RwLockWriteGuard<'_, T> {
+            self.0.write().unwrap()
         }
     }
 

@@ -11,6 +11,7 @@
 //!
 //! * `oneshot_local` / `oneshot_cross_task`: `sync::oneshot`, volt on volt
 //!   against tokio on tokio.
+//! * `broadcast_1s8r`: `sync::broadcast`, one sender and 8 receivers.
 //!
 //! Each MPMC iteration moves `MSGS` messages in total.
 
@@ -281,5 +282,66 @@ fn oneshot(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, mpmc, mpsc_shape, oneshot);
+/// `broadcast_1s8r`: one sender task, 8 receiver tasks, capacity 1024; the
+/// sender yields whenever the ring is full so nobody lags. Volt on volt
+/// against tokio on tokio.
+fn broadcast(c: &mut Criterion) {
+    const N: usize = 5_000;
+    let vrt = volt_rt();
+    let trt = tokio::runtime::Builder::new_multi_thread().build().unwrap();
+    macro_rules! one_to_eight {
+        ($rt:expr, $spawn:path, $yield_now:path, $channel:path) => {{
+            $rt.block_on(async {
+                let (tx, rx) = $channel(1024);
+                let mut handles: Vec<_> = (0..8)
+                    .map(|_| {
+                        let mut rx = tx.subscribe();
+                        $spawn(async move {
+                            for _ in 0..N {
+                                rx.recv().await.unwrap();
+                            }
+                        })
+                    })
+                    .collect();
+                drop(rx);
+                handles.push($spawn(async move {
+                    for i in 0..N {
+                        while tx.len() >= 1024 {
+                            $yield_now().await;
+                        }
+                        tx.send(i).unwrap();
+                    }
+                }));
+                for h in handles {
+                    h.await.unwrap();
+                }
+            })
+        }};
+    }
+    let mut g = c.benchmark_group("broadcast_1s8r");
+    g.throughput(Throughput::Elements((N * 8) as u64));
+    g.bench_function("volt", |b| {
+        b.iter(|| {
+            one_to_eight!(
+                vrt,
+                volt::spawn,
+                volt::task::yield_now,
+                volt::sync::broadcast::channel::<usize>
+            )
+        })
+    });
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            one_to_eight!(
+                trt,
+                tokio::spawn,
+                tokio::task::yield_now,
+                tokio::sync::broadcast::channel::<usize>
+            )
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, mpmc, mpsc_shape, oneshot, broadcast);
 criterion_main!(benches);

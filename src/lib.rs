@@ -62,5 +62,5 @@ pub mod sync {
     pub use volt_sync::*;
 
     #[doc(inline)]
-    pub use volt_channel::{mpsc, oneshot, watch};
+    pub use volt_channel::{broadcast, mpsc, oneshot, watch};
 }

@@ -8,8 +8,8 @@
 //!   unbounded multi-producer, single-consumer channels.
 //! * [`watch`] (re-exported as `volt::sync::watch`): tokio's latest-value
 //!   channel.
-//! * tokio's `broadcast` is the next step of this crate (not implemented
-//!   yet).
+//! * [`broadcast`] (re-exported as `volt::sync::broadcast`): tokio's
+//!   every-receiver-sees-every-value channel.
 //!
 //! The crate sits above `volt-sync` (runtime ← sync ← channel ← volt) and
 //! reaches the runtime only through the waker bridge.
@@ -18,6 +18,7 @@
 pub use volt_sync::__bridge;
 use volt_sync::__bridge as bridge;
 
+pub mod broadcast;
 pub mod mpmc;
 pub mod mpsc;
 pub mod oneshot;

@@ -1,0 +1,646 @@
+//! A multi-producer, multi-consumer channel where every receiver sees
+//! every value: tokio's `sync::broadcast`, same API and behaviour.
+//!
+//! ```
+//! use volt_channel::broadcast;
+//!
+//! # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+//! let (tx, mut rx1) = broadcast::channel(16);
+//! let mut rx2 = tx.subscribe();
+//! tx.send(10).unwrap();
+//! tx.send(20).unwrap();
+//! assert_eq!(rx1.recv().await, Ok(10));
+//! assert_eq!(rx2.recv().await, Ok(10));
+//! assert_eq!(rx2.recv().await, Ok(20));
+//! # });
+//! ```
+//!
+//! # Protocol
+//!
+//! * A ring of `capacity` slots (rounded up to a power of two), each under
+//!   its own small mutex, holding the value, its position `pos` (the send
+//!   counter when it was written) and `rem`, how many receivers still have
+//!   to read it (the receivers alive when it was sent). The last reader
+//!   drops the value.
+//! * `tail` (under a mutex): the next position to write, the receiver
+//!   count and the closed flag. A send takes the tail lock, writes the slot
+//!   at `pos % capacity` (overwriting the oldest value when the ring is
+//!   full) and advances `pos`.
+//! * A receiver keeps the next position it wants. Its slot holds either
+//!   that position (read it), an older one (nothing new: empty, or closed),
+//!   or a newer one (it was overwritten: the receiver *lagged*; it jumps to
+//!   the oldest value still held and reports how many it missed, as
+//!   tokio's `RecvError::Lagged`).
+//! * Receivers wait on volt-sync's [`Notify`] (enabled before they look,
+//!   so a send between the look and the sleep wakes them); every send
+//!   and the close wake them all. Senders in `closed()` wait on another
+//!   `Notify` for the last receiver to go.
+
+use crate::bridge;
+use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
+use crate::bridge::loom::sync::{Arc, Mutex};
+use volt_sync::Notify;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, ready};
+
+pub mod error {
+    //! Broadcast error types.
+
+    use std::fmt;
+
+    /// Error returned by [`Sender::send`](super::Sender::send): no receiver
+    /// is alive; the value comes back.
+    #[derive(Debug)]
+    pub struct SendError<T>(pub T);
+
+    impl<T> fmt::Display for SendError<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "channel closed")
+        }
+    }
+
+    impl<T: fmt::Debug> std::error::Error for SendError<T> {}
+
+    /// Error returned by [`Receiver::recv`](super::Receiver::recv).
+    #[derive(Debug, PartialEq, Eq, Clone)]
+    pub enum RecvError {
+        /// Every sender is gone and every value was received.
+        Closed,
+        /// The receiver fell behind: this many values were overwritten
+        /// before it read them. The next receive returns the oldest value
+        /// still held.
+        Lagged(u64),
+    }
+
+    impl fmt::Display for RecvError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                RecvError::Closed => write!(f, "channel closed"),
+                RecvError::Lagged(amt) => write!(f, "channel lagged by {amt}"),
+            }
+        }
+    }
+
+    impl std::error::Error for RecvError {}
+
+    /// Error returned by [`Receiver::try_recv`](super::Receiver::try_recv).
+    #[derive(Debug, PartialEq, Eq, Clone)]
+    pub enum TryRecvError {
+        /// Nothing new yet.
+        Empty,
+        /// Every sender is gone and every value was received.
+        Closed,
+        /// The receiver fell behind (see [`RecvError::Lagged`]).
+        Lagged(u64),
+    }
+
+    impl fmt::Display for TryRecvError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                TryRecvError::Empty => write!(f, "channel empty"),
+                TryRecvError::Closed => write!(f, "channel closed"),
+                TryRecvError::Lagged(amt) => write!(f, "channel lagged by {amt}"),
+            }
+        }
+    }
+
+    impl std::error::Error for TryRecvError {}
+}
+
+use error::{RecvError, SendError, TryRecvError};
+
+struct Slot<T> {
+    /// Receivers that still have to read this value.
+    rem: usize,
+    /// The send position this slot holds.
+    pos: u64,
+    val: Option<T>,
+}
+
+struct Tail {
+    pos: u64,
+    rx_cnt: usize,
+    closed: bool,
+}
+
+struct Shared<T> {
+    buffer: Box<[Mutex<Slot<T>>]>,
+    mask: u64,
+    tail: Mutex<Tail>,
+    num_tx: AtomicUsize,
+    num_weak_tx: AtomicUsize,
+    /// Receivers wait here for a send or the close.
+    notify_rx: Notify,
+    /// Receivers registered (or registering) on `notify_rx`: a send skips
+    /// the `Notify` (and its lock) when this is 0.
+    rx_waiting: AtomicUsize,
+    /// Senders in `closed()` wait here for the last receiver to go.
+    notify_last_rx: Notify,
+}
+
+impl<T> Shared<T> {
+    fn slot(&self, pos: u64) -> &Mutex<Slot<T>> {
+        &self.buffer[(pos & self.mask) as usize]
+    }
+
+    fn capacity(&self) -> u64 {
+        self.mask + 1
+    }
+}
+
+/// Creates a broadcast channel holding the last `capacity` values (rounded
+/// up to a power of two).
+///
+/// # Panics
+///
+/// If `capacity` is 0 or above `usize::MAX / 2` (tokio's messages).
+#[track_caller]
+pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    let tx = Sender::new(capacity);
+    let rx = tx.subscribe();
+    (tx, rx)
+}
+
+/// Sends values to every [`Receiver`]. Clone it for more senders.
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// A sender that does not keep the channel open; see
+/// [`Sender::downgrade`].
+pub struct WeakSender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// Receives every value sent after it subscribed.
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+    next: u64,
+}
+
+impl<T> Sender<T> {
+    /// A sender with no receiver yet (see [`subscribe`](Self::subscribe)).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0 or above `usize::MAX / 2`.
+    #[track_caller]
+    pub fn new(capacity: usize) -> Self {
+        assert!(capacity > 0, "broadcast channel capacity cannot be zero");
+        assert!(
+            capacity <= usize::MAX >> 1,
+            "broadcast channel capacity exceeded `usize::MAX / 2`"
+        );
+        let capacity = capacity.next_power_of_two();
+        let buffer = (0..capacity)
+            .map(|i| {
+                Mutex::new(Slot {
+                    rem: 0,
+                    // A lap behind position `i`: "nothing new" for now.
+                    pos: (i as u64).wrapping_sub(capacity as u64),
+                    val: None,
+                })
+            })
+            .collect();
+        Sender {
+            shared: Arc::new(Shared {
+                buffer,
+                mask: capacity as u64 - 1,
+                tail: Mutex::new(Tail {
+                    pos: 0,
+                    rx_cnt: 0,
+                    closed: false,
+                }),
+                num_tx: AtomicUsize::new(1),
+                num_weak_tx: AtomicUsize::new(0),
+                notify_rx: Notify::new(),
+                rx_waiting: AtomicUsize::new(0),
+                notify_last_rx: Notify::new(),
+            }),
+        }
+    }
+
+    /// Sends `value` to every receiver alive now; returns how many. Fails,
+    /// giving the value back, if there is none. Never waits: when the ring
+    /// is full the oldest value is overwritten (slow receivers lag).
+    pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
+        let mut tail = self.shared.tail.lock();
+        if tail.rx_cnt == 0 {
+            return Err(SendError(value));
+        }
+        let pos = tail.pos;
+        let rx_cnt = tail.rx_cnt;
+        tail.pos = tail.pos.wrapping_add(1);
+        let old = {
+            let mut slot = self.shared.slot(pos).lock();
+            slot.pos = pos;
+            slot.rem = rx_cnt;
+            slot.val.replace(value)
+        };
+        drop(tail);
+        // The overwritten value (if unread by someone) goes outside locks.
+        drop(old);
+        // Relaxed: a receiver increments `rx_waiting` before it locks the
+        // slot for its last look; if that look came after our write it
+        // found the value, and if it came before, its unlock happened
+        // before our lock of the same slot, so we see the increment.
+        if self.shared.rx_waiting.load(Relaxed) > 0 {
+            self.shared.notify_rx.notify_waiters();
+        }
+        Ok(rx_cnt)
+    }
+
+    /// A new receiver that gets the values sent from now on.
+    pub fn subscribe(&self) -> Receiver<T> {
+        new_receiver(self.shared.clone())
+    }
+
+    /// A [`WeakSender`]: it does not keep the channel open.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.shared.num_weak_tx.fetch_add(1, Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Number of values not yet read by every receiver that was alive when
+    /// they were sent (and not overwritten).
+    pub fn len(&self) -> usize {
+        // Every receiver reads in order, so `rem` never decreases from the
+        // oldest slot to the newest: the unread values are a suffix of the
+        // ring, found by binary search (O(log capacity) slot locks).
+        let tail = self.shared.tail.lock();
+        let cap = self.shared.buffer.len();
+        let (mut low, mut high) = (0, cap);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            // Position `tail.pos + mid` (mod capacity) is the mid-th oldest.
+            let pos = tail.pos.wrapping_add(mid as u64);
+            if self.shared.slot(pos).lock().rem == 0 {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        cap - low
+    }
+
+    /// Whether [`len`](Self::len) is 0.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of receivers.
+    pub fn receiver_count(&self) -> usize {
+        self.shared.tail.lock().rx_cnt
+    }
+
+    /// Whether both senders belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Waits until every receiver is gone.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe.
+    pub async fn closed(&self) {
+        loop {
+            let mut notified = pin!(self.shared.notify_last_rx.notified());
+            notified.as_mut().enable();
+            if self.shared.tail.lock().rx_cnt == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Number of strong senders.
+    pub fn strong_count(&self) -> usize {
+        self.shared.num_tx.load(Acquire)
+    }
+
+    /// Number of weak senders.
+    pub fn weak_count(&self) -> usize {
+        self.shared.num_weak_tx.load(Relaxed)
+    }
+}
+
+fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
+    let mut tail = shared.tail.lock();
+    tail.rx_cnt = tail.rx_cnt.checked_add(1).expect("max receivers");
+    let next = tail.pos;
+    drop(tail);
+    Receiver { shared, next }
+}
+
+impl<T> WeakSender<T> {
+    /// A strong [`Sender`], unless every strong sender is gone.
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        let mut n = self.shared.num_tx.load(Relaxed);
+        loop {
+            if n == 0 {
+                return None;
+            }
+            match self
+                .shared
+                .num_tx
+                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
+            {
+                Ok(_) => {
+                    return Some(Sender {
+                        shared: self.shared.clone(),
+                    });
+                }
+                Err(actual) => n = actual,
+            }
+        }
+    }
+
+    /// Number of strong senders.
+    pub fn strong_count(&self) -> usize {
+        self.shared.num_tx.load(Acquire)
+    }
+
+    /// Number of weak senders.
+    pub fn weak_count(&self) -> usize {
+        self.shared.num_weak_tx.load(Relaxed)
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Number of values sent since this receiver's position (it may exceed
+    /// the capacity when the receiver lags).
+    pub fn len(&self) -> usize {
+        let pos = self.shared.tail.lock().pos;
+        pos.wrapping_sub(self.next) as usize
+    }
+
+    /// Whether [`len`](Self::len) is 0.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether every strong sender is gone.
+    pub fn is_closed(&self) -> bool {
+        self.shared.num_tx.load(Acquire) == 0
+    }
+
+    /// Whether both receivers belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Number of strong senders.
+    pub fn sender_strong_count(&self) -> usize {
+        self.shared.num_tx.load(Acquire)
+    }
+
+    /// Number of weak senders.
+    pub fn sender_weak_count(&self) -> usize {
+        self.shared.num_weak_tx.load(Relaxed)
+    }
+}
+
+impl<T: Clone> Receiver<T> {
+    /// A new receiver that gets the values sent from now on.
+    pub fn resubscribe(&self) -> Self {
+        new_receiver(self.shared.clone())
+    }
+
+    /// Receives the next value if there is one.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        try_recv(&self.shared, &mut self.next)
+    }
+
+    /// Receives the next value, waiting for one.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if the future is dropped before it
+    /// completes, no value was taken.
+    pub async fn recv(&mut self) -> Result<T, RecvError> {
+        let Receiver { shared, next } = self;
+        let mut wait = pin!(async {
+            let to_result = |r: Result<T, TryRecvError>| match r {
+                Ok(v) => Some(Ok(v)),
+                Err(TryRecvError::Closed) => Some(Err(RecvError::Closed)),
+                Err(TryRecvError::Lagged(n)) => Some(Err(RecvError::Lagged(n))),
+                Err(TryRecvError::Empty) => None,
+            };
+            // Fast path: a value is there; no waiter registration.
+            if let Some(res) = to_result(try_recv(shared, next)) {
+                return res;
+            }
+            loop {
+                // Counted as waiting (see `Sender::send`) until this
+                // iteration ends or the future is dropped.
+                let _waiting = WaitingGuard::new(&shared.rx_waiting);
+                let mut notified = pin!(shared.notify_rx.notified());
+                // Enabled before the look: a send after it wakes us.
+                notified.as_mut().enable();
+                if let Some(res) = to_result(try_recv(shared, next)) {
+                    return res;
+                }
+                notified.await;
+            }
+        });
+        // Take part in the coop budget, as tokio's broadcast does.
+        std::future::poll_fn(|cx: &mut Context<'_>| {
+            let coop = ready!(bridge::poll_proceed(cx));
+            let res = wait.as_mut().poll(cx);
+            if res.is_ready() {
+                coop.made_progress();
+            }
+            res
+        })
+        .await
+    }
+
+    /// Blocking receive, for synchronous code.
+    ///
+    /// # Panics
+    ///
+    /// When called from a thread that drives a runtime.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
+        bridge::block_on(self.recv())
+    }
+}
+
+/// Counts a receiver in `rx_waiting` while it lives.
+struct WaitingGuard<'a>(&'a AtomicUsize);
+
+impl<'a> WaitingGuard<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        // Relaxed: ordered by the slot lock taken next (see `send`).
+        count.fetch_add(1, Relaxed);
+        WaitingGuard(count)
+    }
+}
+
+impl Drop for WaitingGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
+    }
+}
+
+/// `Receiver::try_recv` on the receiver's parts (so `recv` can hold a
+/// `Notified` borrowed from `shared` meanwhile).
+fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvError> {
+    let pos = *next;
+    if let Some(v) = take_if_there(shared, next, pos) {
+        return Ok(v);
+    }
+    // Not our position: nothing new, or overwritten. The tail decides;
+    // under its lock no send is half done, so look at the slot again (a
+    // send may have written it since our first look).
+    let tail = shared.tail.lock();
+    if tail.pos == pos {
+        return Err(if tail.closed {
+            TryRecvError::Closed
+        } else {
+            TryRecvError::Empty
+        });
+    }
+    if let Some(v) = take_if_there(shared, next, pos) {
+        return Ok(v);
+    }
+    // Lagged: jump to the oldest value still held.
+    let oldest = tail.pos.wrapping_sub(shared.capacity());
+    *next = oldest;
+    Err(TryRecvError::Lagged(oldest.wrapping_sub(pos)))
+}
+
+/// Reads position `pos` if its slot holds it (the last reader takes the
+/// value out instead of cloning it).
+fn take_if_there<T: Clone>(shared: &Shared<T>, next: &mut u64, pos: u64) -> Option<T> {
+    let mut slot = shared.slot(pos).lock();
+    if slot.pos != pos {
+        return None;
+    }
+    *next = pos.wrapping_add(1);
+    slot.rem -= 1;
+    let value = if slot.rem == 0 {
+        slot.val.take()
+    } else {
+        slot.val.clone()
+    };
+    Some(value.expect("a slot being read holds its value"))
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        self.shared.num_tx.fetch_add(1, Relaxed);
+        Sender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        // AcqRel: the last sender closes after every send.
+        if self.shared.num_tx.fetch_sub(1, AcqRel) == 1 {
+            self.shared.tail.lock().closed = true;
+            self.shared.notify_rx.notify_waiters();
+        }
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> Self {
+        self.shared.num_weak_tx.fetch_add(1, Relaxed);
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.shared.num_weak_tx.fetch_sub(1, Relaxed);
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        let mut tail = self.shared.tail.lock();
+        tail.rx_cnt -= 1;
+        let last = tail.rx_cnt == 0;
+        // Give up our share of every value we were counted for and did not
+        // read (those still in the ring), so the last reader drops them.
+        let end = tail.pos;
+        let start = self.next.max(end.saturating_sub(self.shared.capacity()));
+        let mut dropped = Vec::new();
+        let mut pos = start;
+        while pos != end {
+            let mut slot = self.shared.slot(pos).lock();
+            if slot.pos == pos && slot.rem > 0 {
+                slot.rem -= 1;
+                if slot.rem == 0 {
+                    dropped.extend(slot.val.take());
+                }
+            }
+            pos = pos.wrapping_add(1);
+        }
+        drop(tail);
+        drop(dropped);
+        if last {
+            self.shared.notify_last_rx.notify_waiters();
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(fmt, "broadcast::Sender")
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(fmt, "broadcast::WeakSender")
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(fmt, "broadcast::Receiver")
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::future::block_on;
+    use loom::thread;
+
+    /// A send races two receivers going to sleep; both get the value.
+    #[test]
+    fn send_wakes_every_receiver() {
+        loom::model(|| {
+            let (tx, mut rx1) = channel::<u32>(2);
+            let mut rx2 = tx.subscribe();
+            let t = thread::spawn(move || block_on(rx2.recv()));
+            tx.send(1).unwrap();
+            assert_eq!(block_on(rx1.recv()), Ok(1));
+            assert_eq!(t.join().unwrap(), Ok(1));
+        });
+    }
+
+    /// The last sender leaving wakes a waiting receiver with `Closed`.
+    #[test]
+    fn close_wakes_the_receiver() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(1);
+            let t = thread::spawn(move || drop(tx));
+            assert_eq!(block_on(rx.recv()), Err(RecvError::Closed));
+            t.join().unwrap();
+        });
+    }
+}

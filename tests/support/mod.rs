@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-/// A one-shot flag a task can await and any thread can set.
+/// A one-shot flag that any number of tasks can await and any thread can
+/// set (every waiter is woken).
 #[derive(Clone, Default)]
 pub struct Signal {
-    inner: Arc<Mutex<(bool, Option<Waker>)>>,
+    inner: Arc<Mutex<(bool, Vec<Waker>)>>,
 }
 
 impl Signal {
@@ -19,12 +20,12 @@ impl Signal {
     }
 
     pub fn set(&self) {
-        let waker = {
+        let wakers = {
             let mut inner = self.inner.lock().unwrap();
             inner.0 = true;
-            inner.1.take()
+            std::mem::take(&mut inner.1)
         };
-        if let Some(w) = waker {
+        for w in wakers {
             w.wake();
         }
     }
@@ -41,7 +42,7 @@ impl Signal {
 }
 
 pub struct SignalWait {
-    inner: Arc<Mutex<(bool, Option<Waker>)>>,
+    inner: Arc<Mutex<(bool, Vec<Waker>)>>,
 }
 
 impl Future for SignalWait {
@@ -49,11 +50,13 @@ impl Future for SignalWait {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let mut inner = self.inner.lock().unwrap();
         if inner.0 {
-            Poll::Ready(())
-        } else {
-            inner.1 = Some(cx.waker().clone());
-            Poll::Pending
+            return Poll::Ready(());
         }
+        // One waker per waiting task (a re-poll does not add another).
+        if !inner.1.iter().any(|w| w.will_wake(cx.waker())) {
+            inner.1.push(cx.waker().clone());
+        }
+        Poll::Pending
     }
 }
 

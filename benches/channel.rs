@@ -24,11 +24,12 @@ fn volt_rt() -> volt::runtime::Runtime {
 }
 
 /// Moves `MSGS` messages from `$p` producer tasks to `$c` consumer tasks.
-/// `$tx`/`$rx` are cloned per task; `$send`/`$recv` use `tx`/`rx`.
+/// `$pair` is a `(sender, receiver)`, cloned per task; `$send`/`$recv` use
+/// the names given for the clones.
 macro_rules! mpmc {
-    ($rt:expr, $spawn:path, $p:expr, $c:expr, ($tx:expr, $rx:expr),
+    ($rt:expr, $spawn:path, $p:expr, $c:expr, $pair:expr,
      |$stx:ident, $v:ident| $send:expr, |$srx:ident| $recv:expr) => {{
-        let (tx, rx) = ($tx, $rx);
+        let (tx, rx) = $pair;
         $rt.block_on(async move {
             let per_producer = MSGS / $p;
             let per_consumer = MSGS / $c;
@@ -67,79 +68,54 @@ fn mpmc(c: &mut Criterion) {
     ] {
         let mut g = c.benchmark_group(name);
         g.throughput(Throughput::Elements(MSGS as u64));
-        g.bench_function("volt", |b| {
-            b.iter(|| {
-                let (tx, rx) = match cap {
-                    Some(cap) => volt::channel::bounded::<usize>(cap),
-                    None => volt::channel::unbounded(),
-                };
-                mpmc!(
-                    rt,
-                    volt::spawn,
-                    p,
-                    cons,
-                    (tx, rx),
-                    |tx, v| tx.send(v).await.unwrap(),
-                    |rx| rx.recv().await.unwrap()
-                )
-            })
-        });
-        g.bench_function("async-channel", |b| {
-            b.iter(|| {
-                let (tx, rx) = match cap {
-                    Some(cap) => async_channel::bounded::<usize>(cap),
-                    None => async_channel::unbounded(),
-                };
-                mpmc!(
-                    rt,
-                    volt::spawn,
-                    p,
-                    cons,
-                    (tx, rx),
-                    |tx, v| tx.send(v).await.unwrap(),
-                    |rx| rx.recv().await.unwrap()
-                )
-            })
-        });
+        // One bench per library: its constructors and its send/recv calls.
+        macro_rules! library {
+            ($lib:expr, $bounded:path, $unbounded:path,
+             |$tx:ident, $v:ident| $send:expr, |$rx:ident| $recv:expr) => {
+                g.bench_function($lib, |b| {
+                    b.iter(|| {
+                        let pair = match cap {
+                            Some(cap) => $bounded(cap),
+                            None => $unbounded(),
+                        };
+                        mpmc!(rt, volt::spawn, p, cons, pair, |$tx, $v| $send, |$rx| $recv)
+                    })
+                });
+            };
+        }
+        library!(
+            "volt",
+            volt::channel::bounded::<usize>,
+            volt::channel::unbounded,
+            |tx, v| tx.send(v).await.unwrap(),
+            |rx| rx.recv().await.unwrap()
+        );
+        library!(
+            "async-channel",
+            async_channel::bounded::<usize>,
+            async_channel::unbounded,
+            |tx, v| tx.send(v).await.unwrap(),
+            |rx| rx.recv().await.unwrap()
+        );
         // flume's async side stalls at capacity 1 with 4 + 4 tasks (on
         // tokio's runtime as well: about 0.3 s per 20,000 messages with long
         // stalls), which makes the run unbounded; it is left out there.
         if cap != Some(1) {
-            g.bench_function("flume", |b| {
-                b.iter(|| {
-                    let (tx, rx) = match cap {
-                        Some(cap) => flume::bounded::<usize>(cap),
-                        None => flume::unbounded(),
-                    };
-                    mpmc!(
-                        rt,
-                        volt::spawn,
-                        p,
-                        cons,
-                        (tx, rx),
-                        |tx, v| tx.send_async(v).await.unwrap(),
-                        |rx| rx.recv_async().await.unwrap()
-                    )
-                })
-            });
+            library!(
+                "flume",
+                flume::bounded::<usize>,
+                flume::unbounded,
+                |tx, v| tx.send_async(v).await.unwrap(),
+                |rx| rx.recv_async().await.unwrap()
+            );
         }
-        g.bench_function("kanal", |b| {
-            b.iter(|| {
-                let (tx, rx) = match cap {
-                    Some(cap) => kanal::bounded_async::<usize>(cap),
-                    None => kanal::unbounded_async(),
-                };
-                mpmc!(
-                    rt,
-                    volt::spawn,
-                    p,
-                    cons,
-                    (tx, rx),
-                    |tx, v| tx.send(v).await.unwrap(),
-                    |rx| rx.recv().await.unwrap()
-                )
-            })
-        });
+        library!(
+            "kanal",
+            kanal::bounded_async::<usize>,
+            kanal::unbounded_async,
+            |tx, v| tx.send(v).await.unwrap(),
+            |rx| rx.recv().await.unwrap()
+        );
         g.finish();
     }
 }

@@ -341,24 +341,9 @@ fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
 impl<T> WeakSender<T> {
     /// A strong [`Sender`], unless every strong sender is gone.
     pub fn upgrade(&self) -> Option<Sender<T>> {
-        let mut n = self.shared.num_tx.load(Relaxed);
-        loop {
-            if n == 0 {
-                return None;
-            }
-            match self
-                .shared
-                .num_tx
-                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
-            {
-                Ok(_) => {
-                    return Some(Sender {
-                        shared: self.shared.clone(),
-                    });
-                }
-                Err(actual) => n = actual,
-            }
-        }
+        crate::increment_if_nonzero(&self.shared.num_tx).then(|| Sender {
+            shared: self.shared.clone(),
+        })
     }
 
     /// Number of strong senders.

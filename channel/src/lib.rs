@@ -23,3 +23,15 @@ pub mod mpmc;
 pub mod mpsc;
 pub mod oneshot;
 pub mod watch;
+
+use bridge::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Increments a strong-handle count unless it is zero (a weak handle's
+/// `upgrade`: a channel whose last strong handle is gone stays ended).
+fn increment_if_nonzero(count: &AtomicUsize) -> bool {
+    // Relaxed: the count is the only shared state the upgrade needs; the
+    // handle it makes holds its own `Arc` to the channel.
+    count
+        .fetch_update(Relaxed, Relaxed, |n| (n != 0).then(|| n + 1))
+        .is_ok()
+}

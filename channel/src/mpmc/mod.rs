@@ -125,7 +125,7 @@ pub struct Sender<T> {
 /// when the last one is dropped.
 ///
 /// With the `futures-core` feature, `Receiver` is also a
-/// [`Stream`](futures_core::Stream) of the values.
+/// `futures_core::Stream` of the values.
 pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
     /// Where `poll_next` waits (see the `stream` module).

@@ -2,8 +2,8 @@
 
 use super::chan::Chan;
 use super::error::{SendError, TryRecvError, TrySendError};
-use super::handle::{Rx, Tx, WeakTx};
-use super::rx_methods::rx_methods;
+use super::handle::{Rx, Tx};
+use super::methods::{rx_methods, tx_methods, weak_sender};
 use crate::bridge::loom::sync::Arc;
 use volt_sync::TryAcquireError;
 
@@ -52,11 +52,12 @@ pub struct Sender<T> {
     tx: Tx<T>,
 }
 
-/// A sender that does not keep the channel open; see
-/// [`Sender::downgrade`].
-pub struct WeakSender<T> {
-    tx: WeakTx<T>,
-}
+weak_sender!(
+    /// A sender that does not keep the channel open; see
+    /// [`Sender::downgrade`].
+    WeakSender,
+    Sender
+);
 
 /// Receives values from the associated [`Sender`]s.
 pub struct Receiver<T> {
@@ -210,20 +211,6 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Waits until the receiver is closed or dropped.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe.
-    pub async fn closed(&self) {
-        self.tx.chan.closed().await
-    }
-
-    /// Whether the receiver is closed or dropped.
-    pub fn is_closed(&self) -> bool {
-        self.tx.chan.is_rx_closed()
-    }
-
     /// The room left now (slots neither filled nor reserved).
     pub fn capacity(&self) -> usize {
         self.tx.chan.semaphore().available_permits()
@@ -234,27 +221,7 @@ impl<T> Sender<T> {
         self.tx.chan.bound()
     }
 
-    /// A [`WeakSender`]: it does not keep the channel open.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            tx: self.tx.downgrade(),
-        }
-    }
-
-    /// Whether both senders belong to the same channel.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.tx.same_channel(&other.tx)
-    }
-
-    /// Number of strong senders.
-    pub fn strong_count(&self) -> usize {
-        self.tx.strong_count()
-    }
-
-    /// Number of weak senders.
-    pub fn weak_count(&self) -> usize {
-        self.tx.weak_count()
-    }
+    tx_methods!(WeakSender);
 }
 
 impl<T> Receiver<T> {
@@ -268,23 +235,6 @@ impl<T> Receiver<T> {
     /// The capacity the channel was created with.
     pub fn max_capacity(&self) -> usize {
         self.rx.chan.bound()
-    }
-}
-
-impl<T> WeakSender<T> {
-    /// A strong [`Sender`], unless every strong sender is gone.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.tx.upgrade().map(|tx| Sender { tx })
-    }
-
-    /// Number of strong senders.
-    pub fn strong_count(&self) -> usize {
-        self.tx.strong_count()
-    }
-
-    /// Number of weak senders.
-    pub fn weak_count(&self) -> usize {
-        self.tx.weak_count()
     }
 }
 
@@ -364,14 +314,6 @@ impl<T> Drop for PermitIterator<'_, T> {
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
         Sender {
-            tx: self.tx.clone(),
-        }
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        WeakSender {
             tx: self.tx.clone(),
         }
     }

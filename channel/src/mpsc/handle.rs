@@ -66,22 +66,7 @@ pub(super) struct WeakTx<T> {
 
 impl<T> WeakTx<T> {
     pub(super) fn upgrade(&self) -> Option<Tx<T>> {
-        let mut n = self.chan.tx_count.load(Relaxed);
-        loop {
-            if n == 0 {
-                // The channel has ended for the receiver: no resurrection.
-                return None;
-            }
-            // Relaxed: the count is the only shared state here.
-            match self
-                .chan
-                .tx_count
-                .compare_exchange_weak(n, n + 1, Relaxed, Relaxed)
-            {
-                Ok(_) => return Some(Tx::new(self.chan.clone())),
-                Err(actual) => n = actual,
-            }
-        }
+        crate::increment_if_nonzero(&self.chan.tx_count).then(|| Tx::new(self.chan.clone()))
     }
 
     pub(super) fn strong_count(&self) -> usize {

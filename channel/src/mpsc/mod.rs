@@ -21,7 +21,7 @@ pub mod error;
 mod handle;
 #[cfg(all(test, loom))]
 mod loom_tests;
-mod rx_methods;
+mod methods;
 mod unbounded;
 
 pub use bounded::{OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender, channel};

@@ -2,8 +2,8 @@
 
 use super::chan::Chan;
 use super::error::{SendError, TryRecvError};
-use super::handle::{Rx, Tx, WeakTx};
-use super::rx_methods::rx_methods;
+use super::handle::{Rx, Tx};
+use super::methods::{rx_methods, tx_methods, weak_sender};
 use crate::bridge::loom::sync::Arc;
 
 use std::fmt;
@@ -37,10 +37,12 @@ pub struct UnboundedSender<T> {
     tx: Tx<T>,
 }
 
-/// An unbounded sender that does not keep the channel open.
-pub struct WeakUnboundedSender<T> {
-    tx: WeakTx<T>,
-}
+weak_sender!(
+    /// An unbounded sender that does not keep the channel open; see
+    /// [`UnboundedSender::downgrade`].
+    WeakUnboundedSender,
+    UnboundedSender
+);
 
 /// Receives values from the associated [`UnboundedSender`]s.
 pub struct UnboundedReceiver<T> {
@@ -58,75 +60,16 @@ impl<T> UnboundedSender<T> {
         Ok(())
     }
 
-    /// Waits until the receiver is closed or dropped.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe.
-    pub async fn closed(&self) {
-        self.tx.chan.closed().await
-    }
-
-    /// Whether the receiver is closed or dropped.
-    pub fn is_closed(&self) -> bool {
-        self.tx.chan.is_rx_closed()
-    }
-
-    /// A weak sender: it does not keep the channel open.
-    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        WeakUnboundedSender {
-            tx: self.tx.downgrade(),
-        }
-    }
-
-    /// Whether both senders belong to the same channel.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.tx.same_channel(&other.tx)
-    }
-
-    /// Number of strong senders.
-    pub fn strong_count(&self) -> usize {
-        self.tx.strong_count()
-    }
-
-    /// Number of weak senders.
-    pub fn weak_count(&self) -> usize {
-        self.tx.weak_count()
-    }
+    tx_methods!(WeakUnboundedSender);
 }
 
 impl<T> UnboundedReceiver<T> {
     rx_methods!();
 }
 
-impl<T> WeakUnboundedSender<T> {
-    /// A strong sender, unless every strong sender is gone.
-    pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
-        self.tx.upgrade().map(|tx| UnboundedSender { tx })
-    }
-
-    /// Number of strong senders.
-    pub fn strong_count(&self) -> usize {
-        self.tx.strong_count()
-    }
-
-    /// Number of weak senders.
-    pub fn weak_count(&self) -> usize {
-        self.tx.weak_count()
-    }
-}
-
 impl<T> Clone for UnboundedSender<T> {
     fn clone(&self) -> Self {
         UnboundedSender {
-            tx: self.tx.clone(),
-        }
-    }
-}
-
-impl<T> Clone for WeakUnboundedSender<T> {
-    fn clone(&self) -> Self {
-        WeakUnboundedSender {
             tx: self.tx.clone(),
         }
     }

@@ -1,5 +1,6 @@
-//! The receive methods that `Receiver` and `UnboundedReceiver` share (the
-//! same code and documentation for both, as in tokio).
+//! The methods the bounded and unbounded halves share (the same code and
+//! documentation for both, as in tokio): receiving, the sender methods that
+//! do not depend on capacity, and weak senders.
 
 macro_rules! rx_methods {
     () => {
@@ -108,4 +109,82 @@ macro_rules! rx_methods {
     };
 }
 
-pub(super) use rx_methods;
+/// Sender methods shared by `Sender` and `UnboundedSender`; `$weak` is the
+/// matching weak sender type.
+macro_rules! tx_methods {
+    ($weak:ident) => {
+        /// Waits until the receiver is closed or dropped.
+        ///
+        /// # Cancel safety
+        ///
+        /// This method is cancel safe.
+        pub async fn closed(&self) {
+            self.tx.chan.closed().await
+        }
+
+        /// Whether the receiver is closed or dropped.
+        pub fn is_closed(&self) -> bool {
+            self.tx.chan.is_rx_closed()
+        }
+
+        /// A weak sender: it does not keep the channel open.
+        pub fn downgrade(&self) -> $weak<T> {
+            $weak {
+                tx: self.tx.downgrade(),
+            }
+        }
+
+        /// Whether both senders belong to the same channel.
+        pub fn same_channel(&self, other: &Self) -> bool {
+            self.tx.same_channel(&other.tx)
+        }
+
+        /// Number of strong senders.
+        pub fn strong_count(&self) -> usize {
+            self.tx.strong_count()
+        }
+
+        /// Number of weak senders.
+        pub fn weak_count(&self) -> usize {
+            self.tx.weak_count()
+        }
+    };
+}
+
+/// A weak sender type for the strong sender `$strong`, with its methods
+/// and `Clone`.
+macro_rules! weak_sender {
+    ($(#[$doc:meta])* $weak:ident, $strong:ident) => {
+        $(#[$doc])*
+        pub struct $weak<T> {
+            tx: super::handle::WeakTx<T>,
+        }
+
+        impl<T> $weak<T> {
+            /// A strong sender, unless every strong sender is gone.
+            pub fn upgrade(&self) -> Option<$strong<T>> {
+                self.tx.upgrade().map(|tx| $strong { tx })
+            }
+
+            /// Number of strong senders.
+            pub fn strong_count(&self) -> usize {
+                self.tx.strong_count()
+            }
+
+            /// Number of weak senders.
+            pub fn weak_count(&self) -> usize {
+                self.tx.weak_count()
+            }
+        }
+
+        impl<T> Clone for $weak<T> {
+            fn clone(&self) -> Self {
+                $weak {
+                    tx: self.tx.clone(),
+                }
+            }
+        }
+    };
+}
+
+pub(super) use {rx_methods, tx_methods, weak_sender};

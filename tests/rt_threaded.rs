@@ -499,8 +499,18 @@ fn idle_workers_sleep_instead_of_spinning() {
     // ordered by this sleep.
     thread::sleep(Duration::from_millis(100));
     let after: Vec<u64> = (0..2).map(|w| m.worker_park_count(w)).collect();
-    assert_eq!(before, after, "an idle worker woke up");
-    assert!(parked(0) && parked(1));
+    // A notification sent just before a worker parked (the last spawn's
+    // wake-up) may still wake it once, and it parks again at once; a
+    // spinning worker would park hundreds of times in this window.
+    for w in 0..2 {
+        assert!(
+            after[w] - before[w] <= 2,
+            "worker {w} keeps waking up while idle: {before:?} -> {after:?}"
+        );
+    }
+    while !(parked(0) && parked(1)) {
+        thread::yield_now();
+    }
 }
 
 #[test]

@@ -23,7 +23,11 @@
 //!   `AbortHandle`, `JoinError`, task ids, `yield_now`, the coop budget.
 //! * `#[volt::main]`, `#[volt::test]`, [`select!`], [`join!`],
 //!   [`try_join!`], [`pin!`].
-//! * `sync`: synchronization primitives (in progress).
+//! * [`time`]: `sleep`, `timeout`, `interval`, `Instant`, and with
+//!   `test-util` the paused clock (`pause`, `advance`, `resume`).
+//! * `sync`: semaphores, locks, `Notify`, `Barrier`, `OnceCell`, and
+//!   tokio's `mpsc`, `oneshot`, `watch` and `broadcast` channels.
+//! * [`channel`]: volt's fast MPMC channel.
 //!
 //! # Feature flags
 //!
@@ -42,6 +46,9 @@ pub use volt_runtime::pin;
 
 #[cfg(feature = "macros")]
 pub use volt_runtime::{join, main, select, test, try_join};
+
+#[cfg(feature = "time")]
+pub use volt_runtime::time;
 
 /// A fast multi-producer, multi-consumer channel (volt's own; tokio has
 /// none). See [`bounded`](channel::bounded) and

@@ -1,5 +1,6 @@
-//! Wakers allocate nothing: cloning, waking (by reference and by value) and
-//! dropping a task's waker, and re-scheduling the task, touch no allocator.
+//! Wakers and timers allocate nothing: cloning, waking (by reference and by
+//! value) and dropping a task's waker, re-scheduling the task, and
+//! creating, filing, resetting and cancelling a `Sleep` touch no allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -108,5 +109,33 @@ fn idle_task_woken_from_its_scheduler_does_not_allocate() {
         });
         waker_task.await.unwrap();
         sleeper.await.unwrap();
+    });
+}
+
+#[test]
+fn sleeps_allocate_nothing_beyond_themselves() {
+    use std::pin::pin;
+    use std::task::{Context, Waker};
+    use volt::time::{Duration, Instant, sleep};
+
+    let rt = volt::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // Warm up (first use of thread-locals, the wake list).
+        sleep(Duration::from_millis(1)).await;
+        let mut cx = Context::from_waker(Waker::noop());
+        let ((), allocs) = count_allocs(|| {
+            for i in 0..10_000u64 {
+                // Create, file (first poll), reset, cancel (drop).
+                let mut s = pin!(sleep(Duration::from_millis(1 + i % 5000)));
+                assert!(s.as_mut().poll(&mut cx).is_pending());
+                s.as_mut().reset(Instant::now() + Duration::from_secs(1 + i));
+                assert!(s.as_mut().poll(&mut cx).is_pending());
+            }
+        });
+        assert_eq!(allocs, 0, "timers allocated");
     });
 }

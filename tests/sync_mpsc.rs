@@ -300,3 +300,36 @@ fn receiver_woken_by_send_and_by_last_sender_drop() {
     assert_eq!(count.count(), 2);
     assert_eq!(f(&mut rx), Poll::Ready(None));
 }
+
+#[volt::test(start_paused = true)]
+async fn send_timeout_times_out_when_full_and_reports_close() {
+    use volt::sync::mpsc::error::SendTimeoutError;
+    use volt::time::{Duration, Instant};
+
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.send_timeout(1, Duration::from_millis(10)).await.unwrap();
+    let start = Instant::now();
+    let err = tx
+        .send_timeout(2, Duration::from_millis(10))
+        .await
+        .unwrap_err();
+    assert_eq!(start.elapsed(), Duration::from_millis(10));
+    assert_eq!(err.to_string(), "timed out waiting on send operation");
+    assert_eq!(format!("{err:?}"), "Timeout(..)");
+    assert_eq!(err.into_inner(), 2);
+
+    // Room comes up before the deadline: the send completes.
+    let tx2 = tx.clone();
+    let sender = volt::spawn(async move { tx2.send_timeout(3, Duration::from_secs(5)).await });
+    assert_eq!(rx.recv().await, Some(1));
+    sender.await.unwrap().unwrap();
+    assert_eq!(rx.recv().await, Some(3));
+
+    drop(rx);
+    let err = tx
+        .send_timeout(4, Duration::from_millis(10))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, SendTimeoutError::Closed(4)));
+    assert_eq!(err.to_string(), "channel closed");
+}

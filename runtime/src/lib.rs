@@ -48,6 +48,9 @@ pub mod runtime;
 #[cfg(feature = "rt")]
 pub mod task;
 
+#[cfg(all(feature = "rt", feature = "time"))]
+pub mod time;
+
 #[cfg(feature = "rt")]
 pub use task::spawn;
 

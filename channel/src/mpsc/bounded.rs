@@ -1,6 +1,8 @@
 //! The bounded mpsc channel: `Sender`, `Receiver`, permits, `WeakSender`.
 
 use super::chan::Chan;
+#[cfg(feature = "time")]
+use super::error::SendTimeoutError;
 use super::error::{SendError, TryRecvError, TrySendError};
 use super::handle::{Rx, Tx};
 use super::methods::{rx_methods, tx_methods, weak_sender};
@@ -98,6 +100,55 @@ impl<T> Sender<T> {
             }
             Err(_) => Err(SendError(value)),
         }
+    }
+
+    /// Sends `value`, waiting for room at most `timeout`.
+    ///
+    /// Fails with [`SendTimeoutError::Timeout`] (giving the value back) if
+    /// no room came up in time, or [`SendTimeoutError::Closed`] if the
+    /// receiver is closed or dropped.
+    ///
+    /// # Panics
+    ///
+    /// As [`volt::time::timeout`](volt_runtime::time::timeout): outside of
+    /// a runtime, or in a runtime without time enabled.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`send`](Self::send): if the future is dropped before completing,
+    /// the value was not sent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_channel::mpsc::{self, error::SendTimeoutError};
+    /// use std::time::Duration;
+    ///
+    /// # let rt = volt_runtime::runtime::Builder::new_current_thread()
+    /// #     .enable_time()
+    /// #     .build()
+    /// #     .unwrap();
+    /// # rt.block_on(async {
+    /// let (tx, _rx) = mpsc::channel(1);
+    /// tx.send_timeout(1, Duration::from_millis(10)).await.unwrap();
+    /// // Full: the second send times out and gives the value back.
+    /// let err = tx.send_timeout(2, Duration::from_millis(10)).await.unwrap_err();
+    /// assert!(matches!(err, SendTimeoutError::Timeout(2)));
+    /// # });
+    /// ```
+    #[cfg(feature = "time")]
+    pub async fn send_timeout(
+        &self,
+        value: T,
+        timeout: std::time::Duration,
+    ) -> Result<(), SendTimeoutError<T>> {
+        let permit = match volt_runtime::time::timeout(timeout, self.reserve()).await {
+            Err(_) => return Err(SendTimeoutError::Timeout(value)),
+            Ok(Err(_)) => return Err(SendTimeoutError::Closed(value)),
+            Ok(Ok(permit)) => permit,
+        };
+        permit.send(value);
+        Ok(())
     }
 
     /// Sends `value` if there is room now.

@@ -22,6 +22,51 @@ impl<T> fmt::Display for SendError<T> {
 
 impl<T> Error for SendError<T> {}
 
+/// Error returned by [`Sender::send_timeout`](super::Sender::send_timeout).
+#[cfg(feature = "time")]
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub enum SendTimeoutError<T> {
+    /// The data could not be sent on the channel because the channel is
+    /// full, and the timeout to send has elapsed.
+    Timeout(T),
+    /// The receive half of the channel was explicitly closed or has been
+    /// dropped.
+    Closed(T),
+}
+
+#[cfg(feature = "time")]
+impl<T> SendTimeoutError<T> {
+    /// Consumes the `SendTimeoutError`, returning the unsent value.
+    pub fn into_inner(self) -> T {
+        match self {
+            SendTimeoutError::Timeout(val) | SendTimeoutError::Closed(val) => val,
+        }
+    }
+}
+
+#[cfg(feature = "time")]
+impl<T> fmt::Debug for SendTimeoutError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendTimeoutError::Timeout(..) => f.write_str("Timeout(..)"),
+            SendTimeoutError::Closed(..) => f.write_str("Closed(..)"),
+        }
+    }
+}
+
+#[cfg(feature = "time")]
+impl<T> fmt::Display for SendTimeoutError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SendTimeoutError::Timeout(..) => "timed out waiting on send operation",
+            SendTimeoutError::Closed(..) => "channel closed",
+        })
+    }
+}
+
+#[cfg(feature = "time")]
+impl<T> Error for SendTimeoutError<T> {}
+
 /// Error returned by `try_send` and the `try_reserve*` methods.
 #[derive(PartialEq, Eq, Clone, Copy)]
 pub enum TrySendError<T> {

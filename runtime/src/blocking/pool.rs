@@ -252,6 +252,15 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "test-util")]
+        let func = {
+            let guard = AutoAdvanceGuard::new(rt);
+            move || {
+                let ret = func();
+                drop(guard);
+                ret
+            }
+        };
         let fut = BlockingTask::new(func);
         let id = task::Id::next();
         let (task, handle) = task::unowned(fut, BlockingSchedule, id);
@@ -448,5 +457,39 @@ impl Inner {
 impl fmt::Debug for Inner {
     fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt.debug_struct("blocking::Inner").finish()
+    }
+}
+
+/// Holds a paused current-thread runtime's clock back from auto-advancing
+/// while a blocking closure runs (the idle tasks may be waiting for it), as
+/// tokio's `test-util` does. Released when the closure returns or when the
+/// task is dropped unrun. Releasing does not unpark the driver: the task's
+/// own completion (its `JoinHandle` wake, or whatever it sends) does.
+#[cfg(feature = "test-util")]
+struct AutoAdvanceGuard {
+    handle: Option<crate::scheduler::Handle>,
+}
+
+#[cfg(feature = "test-util")]
+impl AutoAdvanceGuard {
+    fn new(rt: &Handle) -> AutoAdvanceGuard {
+        let handle = match &rt.inner {
+            h @ crate::scheduler::Handle::CurrentThread(_) => {
+                h.driver().clock().inhibit_auto_advance();
+                Some(h.clone())
+            }
+            #[cfg(feature = "rt-multi-thread")]
+            _ => None,
+        };
+        AutoAdvanceGuard { handle }
+    }
+}
+
+#[cfg(feature = "test-util")]
+impl Drop for AutoAdvanceGuard {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            h.driver().clock().allow_auto_advance();
+        }
     }
 }

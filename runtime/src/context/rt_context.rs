@@ -15,6 +15,11 @@ use std::marker::PhantomData;
 pub(crate) const CONTEXT_MISSING_ERROR: &str =
     "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
 
+/// Polling a timer of a runtime whose driver shut down.
+#[cfg_attr(not(feature = "time"), allow(dead_code))]
+pub(crate) const RUNTIME_SHUTTING_DOWN_ERROR: &str =
+    "A Tokio 1.x context was found, but it is being shutdown.";
+
 /// The thread-local was destroyed (thread teardown).
 pub(crate) const THREAD_LOCAL_DESTROYED_ERROR: &str =
     "The Tokio context thread-local variable has been destroyed.";

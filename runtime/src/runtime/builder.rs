@@ -656,11 +656,13 @@ impl Builder {
         self
     }
 
-    fn driver_config(&self) -> crate::driver::Cfg {
+    fn driver_config(&self, enable_pausing: bool, timer_shards: usize) -> crate::driver::Cfg {
         crate::driver::Cfg {
             enable_io: self.enable_io,
             enable_time: self.enable_time,
             start_paused: self.start_paused,
+            enable_pausing,
+            timer_shards,
         }
     }
 
@@ -680,7 +682,7 @@ impl Builder {
         use crate::runtime::scheduler::Scheduler;
         use crate::scheduler::current_thread::CurrentThread;
 
-        let (driver, driver_handle) = crate::driver::Driver::new(self.driver_config())?;
+        let (driver, driver_handle) = crate::driver::Driver::new(self.driver_config(true, 1))?;
 
         // Blocking pool.
         let blocking_pool = crate::blocking::BlockingPool::new(self, self.max_blocking_threads);
@@ -716,7 +718,8 @@ impl Builder {
 
         let core_threads = self.worker_threads.unwrap_or_else(num_cpus);
 
-        let (driver, driver_handle) = crate::driver::Driver::new(self.driver_config())?;
+        let (driver, driver_handle) =
+            crate::driver::Driver::new(self.driver_config(false, core_threads))?;
 
         // Create the blocking pool; the workers are its (mandatory) threads.
         let blocking_pool =

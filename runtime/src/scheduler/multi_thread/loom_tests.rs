@@ -134,6 +134,8 @@ fn remote_push_never_loses_the_wakeup() {
             enable_io: false,
             enable_time: false,
             start_paused: false,
+            enable_pausing: false,
+            timer_shards: 1,
         })
         .unwrap();
         let driver_handle = Arc::new(driver_handle);

@@ -85,14 +85,16 @@ impl Parker {
     }
 
     /// Processes driver events without sleeping (if the driver is free).
-    pub(crate) fn park_timeout(&mut self, handle: &driver::Handle, duration: Duration) {
+    /// Returns whether it got the driver.
+    pub(crate) fn park_timeout(&mut self, handle: &driver::Handle, duration: Duration) -> bool {
         // Only zero timeouts: used by maintenance to run the driver.
         assert_eq!(duration, Duration::ZERO);
         if let Some(mut driver) = self.inner.shared.driver.try_lock() {
             driver.park_timeout(handle, duration);
+            true
         } else {
-            // The driver is busy elsewhere: nothing to process here.
-            crate::loom::spin_loop();
+            // The driver is busy elsewhere.
+            false
         }
     }
 

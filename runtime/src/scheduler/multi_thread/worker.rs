@@ -342,6 +342,12 @@ fn run(worker: Arc<Worker>) {
 }
 
 impl Context {
+    /// This worker's index.
+    #[cfg_attr(not(feature = "time"), allow(dead_code))]
+    pub(crate) fn worker_index(&self) -> usize {
+        self.worker.index
+    }
+
     fn run(&self, mut core: Box<Core>) -> RunResult {
         // The core may come from a thread that disabled the LIFO slot.
         core.lifo_enabled = !self.worker.handle.shared.config.disable_lifo_slot;
@@ -471,7 +477,17 @@ impl Context {
         *self.core.borrow_mut() = Some(core);
 
         match duration {
-            Some(timeout) => park.park_timeout(&self.worker.handle.driver, timeout),
+            Some(timeout) => {
+                if !park.park_timeout(&self.worker.handle.driver, timeout) {
+                    // Another thread holds the driver: fire this worker's
+                    // own due timers, so a busy runtime's timers fire even
+                    // when nobody parks.
+                    self.worker
+                        .handle
+                        .driver
+                        .process_timer_shard(self.worker.index);
+                }
+            }
             None => park.park(&self.worker.handle.driver),
         }
 

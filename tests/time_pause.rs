@@ -1,0 +1,181 @@
+//! `test-util` time control: `pause`, `resume`, `advance`, `start_paused`,
+//! auto-advance, and `spawn_blocking` holding auto-advance back; plus
+//! `timeout` and `timeout_at`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use volt::time::{self, Duration, Instant, sleep, timeout, timeout_at};
+
+#[volt::test(start_paused = true)]
+async fn instant_now_follows_the_paused_clock() {
+    let a = Instant::now();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(Instant::now(), a);
+    time::advance(Duration::from_secs(3)).await;
+    assert_eq!(Instant::now() - a, Duration::from_secs(3));
+}
+
+#[volt::test]
+async fn pause_then_resume() {
+    time::pause();
+    let a = Instant::now();
+    time::advance(Duration::from_millis(100)).await;
+    assert_eq!(Instant::now() - a, Duration::from_millis(100));
+    time::resume();
+    std::thread::sleep(Duration::from_millis(2));
+    assert!(Instant::now() - a > Duration::from_millis(100));
+}
+
+#[volt::test(start_paused = true)]
+async fn advance_fires_due_timers() {
+    let fired = Arc::new(AtomicBool::new(false));
+    let f = fired.clone();
+    let h = volt::spawn(async move {
+        sleep(Duration::from_millis(50)).await;
+        f.store(true, Ordering::SeqCst);
+    });
+    volt::task::yield_now().await; // let it file its timer
+    time::advance(Duration::from_millis(49)).await;
+    assert!(!fired.load(Ordering::SeqCst));
+    time::advance(Duration::from_millis(1)).await;
+    h.await.unwrap();
+    assert!(fired.load(Ordering::SeqCst));
+}
+
+#[volt::test(start_paused = true)]
+async fn auto_advance_jumps_to_the_next_timer() {
+    let real = std::time::Instant::now();
+    let start = Instant::now();
+    sleep(Duration::from_secs(86400)).await;
+    assert_eq!(start.elapsed(), Duration::from_secs(86400));
+    // A day of paused time took (much) less than a day.
+    assert!(real.elapsed() < Duration::from_secs(3600));
+}
+
+#[volt::test(start_paused = true)]
+async fn spawn_blocking_holds_auto_advance_back() {
+    let start = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let blocking = volt::task::spawn_blocking(move || {
+        // Until the test releases it, the clock must not jump.
+        rx.recv().unwrap();
+    });
+    let sleeper = volt::spawn(sleep(Duration::from_secs(10)));
+    // Let the sleeper file its timer, then give auto-advance a chance.
+    for _ in 0..10 {
+        volt::task::yield_now().await;
+    }
+    assert_eq!(start.elapsed(), Duration::ZERO);
+    tx.send(()).unwrap();
+    blocking.await.unwrap();
+    sleeper.await.unwrap();
+    assert_eq!(start.elapsed(), Duration::from_secs(10));
+}
+
+#[volt::test(start_paused = true)]
+async fn timeout_of_never_ready_future_elapses() {
+    let start = Instant::now();
+    let r = timeout(Duration::from_millis(100), std::future::pending::<()>()).await;
+    let e = r.unwrap_err();
+    assert_eq!(e.to_string(), "deadline has elapsed");
+    assert_eq!(start.elapsed(), Duration::from_millis(100));
+    let io: std::io::Error = e.into();
+    assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+}
+
+#[volt::test(start_paused = true)]
+async fn timeout_of_ready_future_is_ok_even_with_zero_duration() {
+    assert_eq!(timeout(Duration::ZERO, async { 5 }).await, Ok(5));
+    let deadline = Instant::now() - Duration::from_secs(1);
+    assert_eq!(timeout_at(deadline, async { 6 }).await, Ok(6));
+}
+
+#[volt::test(start_paused = true)]
+async fn timeout_accessors() {
+    let mut t = timeout(Duration::from_secs(1), async { 1 });
+    let _: &_ = t.get_ref();
+    let _: &mut _ = t.get_mut();
+    let inner = t.into_inner();
+    assert_eq!(inner.await, 1);
+}
+
+#[volt::test(start_paused = true)]
+async fn timeout_at_deadline() {
+    let start = Instant::now();
+    let r = timeout_at(start + Duration::from_millis(30), sleep(Duration::from_secs(1))).await;
+    assert!(r.is_err());
+    assert_eq!(start.elapsed(), Duration::from_millis(30));
+}
+
+#[volt::test]
+async fn timeout_still_fires_when_the_inner_future_burns_the_budget() {
+    // A future that is always ready to make "progress" by consuming budget
+    // but never completes: the timeout must still be checked. (Real clock:
+    // a paused clock never auto-advances while a task is always runnable.)
+    let busy = async {
+        loop {
+            volt::task::consume_budget().await;
+        }
+    };
+    let r = timeout(Duration::from_millis(10), busy).await;
+    assert!(r.is_err());
+}
+
+#[test]
+#[should_panic(expected = "time cannot be frozen from outside the Tokio runtime")]
+fn pause_outside_runtime_panics() {
+    time::pause();
+}
+
+#[test]
+#[should_panic(expected = "`time::pause()` requires the `current_thread` Tokio runtime")]
+fn start_paused_on_multi_thread_panics() {
+    let _ = volt::runtime::Builder::new_multi_thread()
+        .enable_time()
+        .start_paused(true)
+        .build();
+}
+
+#[test]
+#[should_panic(expected = "time is already frozen")]
+fn pause_twice_panics() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async { time::pause() });
+}
+
+#[test]
+#[should_panic(expected = "time is not frozen")]
+fn resume_unpaused_panics() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async { time::resume() });
+}
+
+#[test]
+fn instant_conversions() {
+    let std_now = std::time::Instant::now();
+    let v = Instant::from_std(std_now);
+    assert_eq!(v.into_std(), std_now);
+    let back: std::time::Instant = v.into();
+    assert_eq!(back, std_now);
+    let v2: Instant = std_now.into();
+    assert_eq!(v2, v);
+    assert_eq!(v.checked_add(Duration::MAX), None);
+    assert_eq!((v + Duration::from_secs(1)).duration_since(v), Duration::from_secs(1));
+    assert_eq!(v.duration_since(v + Duration::from_secs(1)), Duration::ZERO);
+    assert_eq!(v.saturating_duration_since(v + Duration::from_secs(1)), Duration::ZERO);
+    assert_eq!((v + Duration::from_secs(1)) - v, Duration::from_secs(1));
+    let mut w = v;
+    w += Duration::from_secs(2);
+    w -= Duration::from_secs(1);
+    assert_eq!(w, v + Duration::from_secs(1));
+    assert_eq!(w.checked_sub(Duration::from_secs(1)), Some(v));
+    assert_eq!(format!("{v:?}"), format!("{std_now:?}"));
+}

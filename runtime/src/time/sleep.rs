@@ -56,6 +56,7 @@ const TIMERS_DISABLED: &str = "A Tokio 1.x context was found, but timers are dis
 /// [`enable_time`]: crate::runtime::Builder::enable_time
 /// [`enable_all`]: crate::runtime::Builder::enable_all
 #[track_caller]
+#[inline]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new_timeout(deadline)
 }
@@ -96,6 +97,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// As [`sleep_until`]: outside of a runtime, or in a runtime without time
 /// enabled.
 #[track_caller]
+#[inline]
 pub fn sleep(duration: Duration) -> Sleep {
     match Instant::now().checked_add(duration) {
         Some(deadline) => Sleep::new_timeout(deadline),
@@ -192,6 +194,7 @@ fn current_shard(shards: usize) -> usize {
 
 impl Sleep {
     #[track_caller]
+    #[inline]
     pub(crate) fn new_timeout(deadline: Instant) -> Sleep {
         let handle = match context::with_current(Clone::clone) {
             Ok(handle) => handle,
@@ -284,14 +287,12 @@ impl Sleep {
         if !*me.registered {
             *me.shard = current_shard(time.num_shards()) as u32;
         }
-        let source = time.source();
-        let now = source.now(me.handle.driver().clock());
-        let tick = source.deadline_to_tick(*me.deadline);
+        let tick = time.source().deadline_to_tick(*me.deadline);
         // SAFETY: the entry is pinned inside `self`, and the drop glue
         // cancels it under this shard's lock before it is freed; it is
         // registered with no other shard (the shard only changes while
         // unregistered).
-        let filed = unsafe { time.file(*me.shard as usize, NonNull::from(&*me.entry), tick, now) };
+        let filed = unsafe { time.file(*me.shard as usize, NonNull::from(&*me.entry), tick) };
         *me.registered = true;
         if filed == Filed::QueuedUnpark {
             me.handle.driver().unpark();

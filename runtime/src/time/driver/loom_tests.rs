@@ -45,7 +45,7 @@ fn fire_racing_poll_is_never_lost() {
         let h = handle();
         let e = Arc::new(Entry(Box::pin(TimerShared::new())));
         // SAFETY: pinned; cancelled below before it is dropped.
-        assert_eq!(unsafe { h.file(0, e.ptr(), 5, 0) }, Filed::Queued);
+        assert_eq!(unsafe { h.file(0, e.ptr(), 5) }, Filed::Queued);
 
         let h2 = h.clone();
         let driver = thread::spawn(move || h2.process(10));
@@ -71,7 +71,7 @@ fn fire_racing_cancel_leaves_the_wheel_empty() {
         let h = handle();
         let e = Arc::new(Entry(Box::pin(TimerShared::new())));
         // SAFETY: pinned; cancelled before dropped.
-        unsafe { h.file(0, e.ptr(), 5, 0) };
+        unsafe { h.file(0, e.ptr(), 5) };
         let h2 = h.clone();
         let driver = thread::spawn(move || h2.process(10));
         // SAFETY: registered with shard 0 (the drop path).
@@ -90,12 +90,12 @@ fn fire_racing_reset_ends_filed_at_the_new_deadline() {
         let h = handle();
         let e = Arc::new(Entry(Box::pin(TimerShared::new())));
         // SAFETY: pinned; cancelled before dropped.
-        unsafe { h.file(0, e.ptr(), 5, 0) };
+        unsafe { h.file(0, e.ptr(), 5) };
         let h2 = h.clone();
         let driver = thread::spawn(move || h2.process(10));
         // Reset to tick 20 (the wheel may or may not be at 10 by now).
         // SAFETY: registered with shard 0.
-        let filed = unsafe { h.file(0, e.ptr(), 20, 0) };
+        let filed = unsafe { h.file(0, e.ptr(), 20) };
         driver.join().unwrap();
         assert_ne!(filed, Filed::Fired);
         // Whichever came first, the entry now waits for tick 20.
@@ -112,13 +112,13 @@ fn parking_driver_sees_an_earlier_timer_or_is_unparked() {
         let early = Arc::new(Entry(Box::pin(TimerShared::new())));
         let late = Entry(Box::pin(TimerShared::new()));
         // SAFETY: pinned; cancelled before dropped.
-        unsafe { h.file(0, late.ptr(), 100, 0) };
+        unsafe { h.file(0, late.ptr(), 100) };
 
         let h2 = h.clone();
         let early2 = early.clone();
         let filer = thread::spawn(move || {
             // SAFETY: pinned; cancelled before dropped.
-            unsafe { h2.file(0, early2.ptr(), 10, 0) }
+            unsafe { h2.file(0, early2.ptr(), 10) }
         });
         let sleep_until = h.prepare_park();
         let filed = filer.join().unwrap();

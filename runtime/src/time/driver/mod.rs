@@ -113,8 +113,11 @@ impl Handle {
         self.is_shutdown.load(SeqCst)
     }
 
-    /// Files `entry` in `shard` to fire at `tick` (`now`: the current tick),
-    /// taking it out of the wheel first if it was filed.
+    /// Files `entry` in `shard` to fire at `tick`, taking it out of the
+    /// wheel first if it was filed. A tick the shard has already processed
+    /// fires at once; a tick between that and the real "now" is filed and
+    /// fires on the next processing, which is never later than the next
+    /// park or maintenance tick (no clock read on this path).
     ///
     /// # Safety
     ///
@@ -125,7 +128,6 @@ impl Handle {
         shard: usize,
         entry: NonNull<TimerShared>,
         tick: u64,
-        now: u64,
     ) -> Filed {
         let shard = &self.shards[shard];
         let mut wheel = shard.wheel.lock();
@@ -137,7 +139,7 @@ impl Handle {
         }
         // Relaxed would do (the lock orders it); `shutdown` sets the flag
         // before draining this shard under the same lock.
-        if tick <= now || self.is_shutdown.load(SeqCst) {
+        if self.is_shutdown.load(SeqCst) {
             e.set_state(STATE_FIRED);
             return Filed::Fired;
         }
@@ -145,15 +147,20 @@ impl Handle {
         match unsafe { wheel.insert(entry, tick) } {
             Ok(()) => {
                 e.set_state(tick);
-                if tick < shard.next_expiration.load(SeqCst) {
-                    // SeqCst: first half of the `next_wake` handshake.
-                    shard.next_expiration.store(tick, SeqCst);
+                if tick >= shard.next_expiration.load(SeqCst) {
+                    // Not the shard's earliest: whoever sleeps until the
+                    // shard's earliest deadline (or the filer that set it,
+                    // who unparked the driver if needed) wakes no later
+                    // than that, and then sees this entry too.
+                    return Filed::Queued;
                 }
+                // First half of the `next_wake` handshake.
+                shard.next_expiration.store(tick, SeqCst);
                 drop(wheel);
-                // Second half (module docs): a full fence between our
+                // Second half (module docs): a full fence between the
                 // store above and this load, paired with the one in
                 // `prepare_park` (SeqCst accesses alone are not enough
-                // under loom's model, and the store may be skipped).
+                // under loom's model).
                 fence(SeqCst);
                 if tick < self.next_wake.load(SeqCst) {
                     Filed::QueuedUnpark

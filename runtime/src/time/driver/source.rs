@@ -26,14 +26,13 @@ impl TimeSource {
     /// The first tick at or after `deadline`.
     pub(crate) fn deadline_to_tick(&self, deadline: Instant) -> u64 {
         let d = deadline.into_std().saturating_duration_since(self.start);
-        let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
-        ms.min(u128::from(MAX_TICK)) as u64
+        let round_up = u64::from(d.subsec_nanos() % 1_000_000 != 0);
+        millis(d).saturating_add(round_up).min(MAX_TICK)
     }
 
     /// The tick `t` falls in.
     pub(crate) fn instant_to_tick(&self, t: Instant) -> u64 {
-        let ms = t.into_std().saturating_duration_since(self.start).as_millis();
-        ms.min(u128::from(MAX_TICK)) as u64
+        millis(t.into_std().saturating_duration_since(self.start)).min(MAX_TICK)
     }
 
     pub(crate) fn tick_to_duration(&self, ticks: u64) -> Duration {
@@ -44,4 +43,12 @@ impl TimeSource {
     pub(crate) fn now(&self, clock: &Clock) -> u64 {
         self.instant_to_tick(clock.now())
     }
+}
+
+/// Whole milliseconds of `d`, saturating (u64 arithmetic: cheaper than
+/// `as_millis`'s u128).
+fn millis(d: Duration) -> u64 {
+    d.as_secs()
+        .saturating_mul(1000)
+        .saturating_add(u64::from(d.subsec_nanos() / 1_000_000))
 }

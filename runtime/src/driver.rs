@@ -22,8 +22,10 @@ use crate::time;
 use std::io;
 use std::time::Duration;
 
-/// What the runtime was built with.
+/// What the runtime was built with (without the `time` feature only the
+/// thread parker is used).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "time"), allow(dead_code))]
 pub(crate) struct Cfg {
     #[allow(dead_code)]
     pub(crate) enable_io: bool,
@@ -184,14 +186,16 @@ impl Handle {
         self.time.as_ref()
     }
 
-    /// The runtime's clock.
+    /// The runtime's clock (read by `test-util`'s paused `Instant::now`).
     #[cfg(feature = "time")]
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))]
     pub(crate) fn clock(&self) -> &time::clock::Clock {
         &self.clock
     }
 
     /// Fires the due timers of one shard (a busy worker's maintenance when
     /// another thread holds the driver).
+    #[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
     pub(crate) fn process_timer_shard(&self, _index: usize) {
         #[cfg(feature = "time")]
         if let Some(time) = &self.time {

@@ -148,7 +148,8 @@ fn timeout_ready(c: &mut Criterion) {
     g.bench_function("volt", |b| {
         b.iter_custom(|iters| {
             in_runtime!(vrt, volt::spawn, iters, {
-                let r = volt::time::timeout(Duration::from_secs(1), async { black_box(1u64) }).await;
+                let r =
+                    volt::time::timeout(Duration::from_secs(1), async { black_box(1u64) }).await;
                 black_box(r.unwrap());
             })
         })
@@ -156,7 +157,8 @@ fn timeout_ready(c: &mut Criterion) {
     g.bench_function("tokio", |b| {
         b.iter_custom(|iters| {
             in_runtime!(trt, tokio::spawn, iters, {
-                let r = tokio::time::timeout(Duration::from_secs(1), async { black_box(1u64) }).await;
+                let r =
+                    tokio::time::timeout(Duration::from_secs(1), async { black_box(1u64) }).await;
                 black_box(r.unwrap());
             })
         })

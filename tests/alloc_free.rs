@@ -132,7 +132,8 @@ fn sleeps_allocate_nothing_beyond_themselves() {
                 // Create, file (first poll), reset, cancel (drop).
                 let mut s = pin!(sleep(Duration::from_millis(1 + i % 5000)));
                 assert!(s.as_mut().poll(&mut cx).is_pending());
-                s.as_mut().reset(Instant::now() + Duration::from_secs(1 + i));
+                s.as_mut()
+                    .reset(Instant::now() + Duration::from_secs(1 + i));
                 assert!(s.as_mut().poll(&mut cx).is_pending());
             }
         });

@@ -103,7 +103,11 @@ async fn timeout_accessors() {
 #[volt::test(start_paused = true)]
 async fn timeout_at_deadline() {
     let start = Instant::now();
-    let r = timeout_at(start + Duration::from_millis(30), sleep(Duration::from_secs(1))).await;
+    let r = timeout_at(
+        start + Duration::from_millis(30),
+        sleep(Duration::from_secs(1)),
+    )
+    .await;
     assert!(r.is_err());
     assert_eq!(start.elapsed(), Duration::from_millis(30));
 }
@@ -168,9 +172,15 @@ fn instant_conversions() {
     let v2: Instant = std_now.into();
     assert_eq!(v2, v);
     assert_eq!(v.checked_add(Duration::MAX), None);
-    assert_eq!((v + Duration::from_secs(1)).duration_since(v), Duration::from_secs(1));
+    assert_eq!(
+        (v + Duration::from_secs(1)).duration_since(v),
+        Duration::from_secs(1)
+    );
     assert_eq!(v.duration_since(v + Duration::from_secs(1)), Duration::ZERO);
-    assert_eq!(v.saturating_duration_since(v + Duration::from_secs(1)), Duration::ZERO);
+    assert_eq!(
+        v.saturating_duration_since(v + Duration::from_secs(1)),
+        Duration::ZERO
+    );
     assert_eq!((v + Duration::from_secs(1)) - v, Duration::from_secs(1));
     let mut w = v;
     w += Duration::from_secs(2);

@@ -107,7 +107,11 @@ async fn reset_to_later_deadline() {
     let s = sleep(Duration::from_millis(10));
     volt::pin!(s);
     // Poll once so that the entry is filed, then move it later.
-    assert!(volt::time::timeout(Duration::from_millis(1), s.as_mut()).await.is_err());
+    assert!(
+        volt::time::timeout(Duration::from_millis(1), s.as_mut())
+            .await
+            .is_err()
+    );
     s.as_mut().reset(start + Duration::from_millis(50));
     s.as_mut().await;
     assert_eq!(start.elapsed(), Duration::from_millis(50));
@@ -119,7 +123,11 @@ async fn reset_to_earlier_deadline() {
     let start = Instant::now();
     let s = sleep(Duration::from_secs(3600));
     volt::pin!(s);
-    assert!(volt::time::timeout(Duration::from_millis(1), s.as_mut()).await.is_err());
+    assert!(
+        volt::time::timeout(Duration::from_millis(1), s.as_mut())
+            .await
+            .is_err()
+    );
     s.as_mut().reset(start + Duration::from_millis(20));
     s.as_mut().await;
     assert_eq!(start.elapsed(), Duration::from_millis(20));
@@ -212,7 +220,9 @@ fn sleep_outside_runtime_panics() {
 #[should_panic(expected = "A Tokio 1.x context was found, but timers are disabled. \
                            Call `enable_time` on the runtime builder to enable timers.")]
 fn sleep_without_enable_time_panics() {
-    let rt = volt::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     rt.block_on(async {
         sleep(Duration::from_millis(1)).await;
     });
@@ -228,7 +238,10 @@ fn sleep_after_shutdown_panics_with_tokio_message() {
     drop(rt);
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(s.as_mut())))
         .unwrap_err();
-    let msg = err.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| err.downcast_ref::<String>().cloned());
+    let msg = err
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| err.downcast_ref::<String>().cloned());
     assert_eq!(
         msg.as_deref(),
         Some("A Tokio 1.x context was found, but it is being shutdown.")
@@ -255,7 +268,11 @@ fn pending_sleep_is_woken_by_shutdown() {
     let waker = std::task::Waker::from(Arc::new(Flag(woken.clone())));
     {
         let _g = rt.enter();
-        assert!(s.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+        assert!(
+            s.as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
     }
     drop(rt);
     assert!(woken.load(std::sync::atomic::Ordering::SeqCst));

@@ -199,10 +199,7 @@ impl Handle {
     pub(crate) fn process_timer_shard(&self, _index: usize) {
         #[cfg(feature = "time")]
         if let Some(time) = &self.time {
-            time.process_shard(
-                _index % time.num_shards(),
-                time.source().now(&self.clock),
-            );
+            time.process_shard(_index % time.num_shards(), time.source().now(&self.clock));
         }
     }
 }

@@ -75,12 +75,12 @@ mod imp {
     #[track_caller]
     fn with_clock<R>(f: impl FnOnce(Option<&Clock>) -> Result<R, &'static str>) -> R {
         let mut f = Some(f);
-        let res = match crate::context::with_current(|h| (f.take().unwrap())(Some(h.driver().clock())))
-        {
-            Ok(res) => res,
-            Err(e) if e.is_missing_context() => (f.take().unwrap())(None),
-            Err(_) => panic!("{}", crate::context::THREAD_LOCAL_DESTROYED_ERROR),
-        };
+        let res =
+            match crate::context::with_current(|h| (f.take().unwrap())(Some(h.driver().clock()))) {
+                Ok(res) => res,
+                Err(e) if e.is_missing_context() => (f.take().unwrap())(None),
+                Err(_) => panic!("{}", crate::context::THREAD_LOCAL_DESTROYED_ERROR),
+            };
         match res {
             Ok(ret) => ret,
             Err(msg) => panic!("{}", msg),
@@ -221,8 +221,10 @@ mod imp {
         pub(crate) fn pause(&self) -> Result<(), &'static str> {
             let mut inner = self.inner.lock();
             if !inner.enable_pausing {
-                return Err("`time::pause()` requires the `current_thread` Tokio runtime. \
-                        This is the default Runtime used by `#[tokio::test].");
+                return Err(
+                    "`time::pause()` requires the `current_thread` Tokio runtime. \
+                        This is the default Runtime used by `#[tokio::test].",
+                );
             }
             DID_PAUSE_CLOCK.store(true, Ordering::Release);
             let elapsed = match inner.unfrozen.as_ref() {

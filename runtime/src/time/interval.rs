@@ -125,7 +125,9 @@ impl MissedTickBehavior {
                     ((now - timeout).as_nanos() % period.as_nanos())
                         .try_into()
                         // Only reachable after ~584 years of lateness.
-                        .expect("too much time has elapsed since the interval was supposed to tick"),
+                        .expect(
+                            "too much time has elapsed since the interval was supposed to tick",
+                        ),
                 );
                 now + (period - offset)
             }

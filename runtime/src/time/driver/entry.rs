@@ -173,7 +173,9 @@ unsafe impl linked_list::Link for TimerLink {
         ptr
     }
 
-    unsafe fn pointers(target: NonNull<TimerShared>) -> NonNull<linked_list::Pointers<TimerShared>> {
+    unsafe fn pointers(
+        target: NonNull<TimerShared>,
+    ) -> NonNull<linked_list::Pointers<TimerShared>> {
         // SAFETY: `target` is live (trait contract); no reference to the
         // whole entry is created.
         unsafe { NonNull::new_unchecked(std::ptr::addr_of_mut!((*target.as_ptr()).pointers)) }

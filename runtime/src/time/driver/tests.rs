@@ -79,7 +79,12 @@ fn wheel_matches_sorted_list_model() {
                     due.sort_unstable();
                     let got_whens: Vec<u64> = fired
                         .iter()
-                        .map(|&i| due.iter().find(|&&(_, j)| j == i).map(|&(w, _)| w).unwrap_or_else(|| panic!("round {round}: entry {i} fired early")))
+                        .map(|&i| {
+                            due.iter()
+                                .find(|&&(_, j)| j == i)
+                                .map(|&(w, _)| w)
+                                .unwrap_or_else(|| panic!("round {round}: entry {i} fired early"))
+                        })
                         .collect();
                     assert_eq!(fired.len(), due.len(), "round {round}: missed entries");
                     let mut sorted = got_whens.clone();
@@ -88,10 +93,14 @@ fn wheel_matches_sorted_list_model() {
                     assert_eq!(wheel.elapsed(), now);
                 }
             }
-            if let (Some(next), Some(&min)) =
-                (wheel.next_expiration_time(), model.iter().map(|(w, _)| w).min())
-            {
-                assert!(next <= min, "next expiration {next} after the earliest deadline {min}");
+            if let (Some(next), Some(&min)) = (
+                wheel.next_expiration_time(),
+                model.iter().map(|(w, _)| w).min(),
+            ) {
+                assert!(
+                    next <= min,
+                    "next expiration {next} after the earliest deadline {min}"
+                );
             }
         }
         // Empty the wheel before the entries go.

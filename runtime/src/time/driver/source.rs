@@ -50,5 +50,5 @@ impl TimeSource {
 fn millis(d: Duration) -> u64 {
     d.as_secs()
         .saturating_mul(1000)
-        .saturating_add(u64::from(d.subsec_nanos() / 1_000_000))
+        .saturating_add(u64::from(d.subsec_millis()))
 }

@@ -7,6 +7,8 @@
 //! * `spawn_many_remote`: a non-runtime thread spawns 10,000 tasks.
 //! * `yield_many`: 1,000 tasks each yield 1,000 times.
 //! * `chained_spawn`: each task spawns the next, 1,000 deep.
+//! * `join_set_100k`: a task spawns 100,000 tasks into a `JoinSet` and
+//!   joins them all with `join_next`.
 //! * `ping_pong`: 1,000 pairs of tasks exchange a message and an answer
 //!   (through a runtime-agnostic one-shot slot defined below, so only the
 //!   schedulers' wake paths differ).
@@ -25,6 +27,7 @@ const NUM_YIELD_TASKS: usize = 1_000;
 const NUM_YIELDS: usize = 1_000;
 const CHAIN_DEPTH: usize = 1_000;
 const NUM_PINGS: usize = 1_000;
+const NUM_JOIN_SET: usize = 100_000;
 
 /// A minimal one-shot channel that works on any executor.
 struct Slot<T> {
@@ -98,6 +101,24 @@ macro_rules! workloads {
                     }
                 });
                 rx.recv().unwrap();
+            }
+
+            pub fn join_set_100k(rt: &::$rt::runtime::Runtime) {
+                rt.block_on(async {
+                    ::$rt::spawn(async {
+                        let mut set = ::$rt::task::JoinSet::new();
+                        for i in 0..NUM_JOIN_SET {
+                            set.spawn(async move { i });
+                        }
+                        let mut sum = 0usize;
+                        while let Some(r) = set.join_next().await {
+                            sum += r.unwrap();
+                        }
+                        assert_eq!(sum, NUM_JOIN_SET * (NUM_JOIN_SET - 1) / 2);
+                    })
+                    .await
+                    .unwrap()
+                })
             }
 
             pub fn spawn_many_remote(rt: &::$rt::runtime::Runtime) {
@@ -210,6 +231,15 @@ fn bench(c: &mut Criterion) {
     group!("spawn_many_remote", NUM_SPAWN, spawn_many_remote);
     group!("chained_spawn", CHAIN_DEPTH, chained_spawn);
     group!("ping_pong", NUM_PINGS, ping_pong);
+
+    let mut g = c.benchmark_group("join_set_100k");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(NUM_JOIN_SET as u64));
+    g.bench_function("volt", |b| b.iter(|| volt_bench::join_set_100k(&volt_rt)));
+    g.bench_function("tokio", |b| {
+        b.iter(|| tokio_bench::join_set_100k(&tokio_rt))
+    });
+    g.finish();
 
     let mut g = c.benchmark_group("yield_many");
     g.sample_size(10);

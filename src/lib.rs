@@ -40,7 +40,7 @@
 #![warn(missing_docs)]
 
 #[cfg(feature = "rt")]
-pub use volt_runtime::{runtime, spawn, task};
+pub use volt_runtime::{runtime, spawn, task, task_local};
 
 pub use volt_runtime::pin;
 

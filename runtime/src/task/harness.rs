@@ -205,6 +205,20 @@ impl<T: Future, S: Schedule> Harness<T, S> {
 }
 
 /// Whether the output can be read now. If not, the waker is registered.
+/// Registers `waker` as the join waker of the task headed by `ptr`, or wakes
+/// it at once if the task is complete (the output stays in the task).
+/// `JoinSet` uses it to learn of completions without reading outputs.
+///
+/// # Safety
+/// `ptr` heads a live task and the caller is its `JoinHandle`.
+pub(super) unsafe fn set_join_waker_or_wake(ptr: std::ptr::NonNull<Header>, waker: &Waker) {
+    // SAFETY: live task (caller); the trailer is at the vtable's offset.
+    let (header, trailer) = unsafe { (ptr.as_ref(), Header::get_trailer(ptr).as_ref()) };
+    if can_read_output(header, trailer, waker) {
+        waker.wake_by_ref();
+    }
+}
+
 fn can_read_output(header: &Header, trailer: &Trailer, waker: &Waker) -> bool {
     let snapshot = header.state.load();
     debug_assert!(snapshot.is_join_interested());

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 
 /// An owned permission to join on a task (await its termination).
 ///
@@ -164,6 +164,15 @@ impl<T> JoinHandle<T> {
     /// [task ID]: crate::task::Id
     pub fn id(&self) -> Id {
         self.raw.header().id()
+    }
+
+    /// Makes `waker` the one woken when the task completes (at once if it
+    /// already has), without reading the output.
+    #[cfg_attr(not(feature = "rt"), allow(dead_code))]
+    pub(crate) fn set_join_waker(&mut self, waker: &Waker) {
+        // SAFETY: the task is live while its handle exists, and we are its
+        // handle.
+        unsafe { super::harness::set_join_waker_or_wake(self.raw.header_ptr(), waker) };
     }
 }
 

@@ -117,10 +117,13 @@ mod error;
 mod harness;
 mod id;
 mod join;
+mod join_set;
 pub(crate) mod list;
+mod local;
 mod raw;
 mod spawn;
 mod state;
+mod task_local;
 mod waker;
 mod yield_now;
 
@@ -136,8 +139,11 @@ pub use blocking::{block_in_place, spawn_blocking};
 pub use error::JoinError;
 pub use id::{Id, id, try_id};
 pub use join::JoinHandle;
+pub use join_set::JoinSet;
+pub use local::{LocalEnterGuard, LocalSet, spawn_local};
 pub(crate) use spawn::BOX_FUTURE_THRESHOLD;
 pub use spawn::spawn;
+pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 
 pub use crate::coop::{Unconstrained, consume_budget, unconstrained};

@@ -19,7 +19,7 @@ use std::time::Duration;
 ///
 /// `volt::time::Instant` is a wrapper around [`std::time::Instant`] that,
 /// with the `test-util` feature, follows the paused clock of
-/// [`time::pause`](crate::time::pause). Convert with [`Instant::from_std`],
+/// `time::pause`. Convert with [`Instant::from_std`],
 /// [`Instant::into_std`] or `From`/`Into`.
 ///
 /// # Examples

@@ -26,7 +26,7 @@
 //! nothing beyond itself. Whichever worker parks fires due timers; busy
 //! workers fire them on their regular maintenance tick.
 //!
-//! With the `test-util` feature, [`pause`], [`resume`] and [`advance`]
+//! With the `test-util` feature, `pause`, `resume` and `advance`
 //! control the clock of a current-thread runtime, and a paused runtime
 //! with nothing to do jumps straight to its next timer.
 //!

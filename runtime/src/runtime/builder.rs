@@ -516,10 +516,53 @@ impl Builder {
     /// });
     /// ```
     pub fn build(&mut self) -> io::Result<Runtime> {
-        match &self.kind {
+        let rt = match &self.kind {
             Kind::CurrentThread => self.build_current_thread_runtime(),
             #[cfg(feature = "rt-multi-thread")]
             Kind::MultiThread => self.build_threaded_runtime(),
+        }?;
+        crate::util::trace::runtime_event(rt.handle(), "runtime started");
+        Ok(rt)
+    }
+
+    /// Creates the configured [`LocalRuntime`].
+    ///
+    /// The returned `LocalRuntime` instance is ready to spawn tasks,
+    /// including `!Send` ones.
+    ///
+    /// # Panics
+    ///
+    /// This will panic if the builder is not a current-thread one
+    /// (`multi_thread is not supported for LocalRuntime`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime::{Builder, LocalOptions};
+    ///
+    /// let rt = Builder::new_current_thread()
+    ///     .enable_all()
+    ///     .build_local(LocalOptions::default())
+    ///     .unwrap();
+    ///
+    /// rt.spawn_local(async {
+    ///     println!("Hello from the local runtime");
+    /// });
+    /// rt.block_on(volt_runtime::task::yield_now());
+    /// ```
+    ///
+    /// [`LocalRuntime`]: crate::runtime::LocalRuntime
+    #[track_caller]
+    pub fn build_local(
+        &mut self,
+        _options: crate::runtime::LocalOptions,
+    ) -> io::Result<crate::runtime::LocalRuntime> {
+        match &self.kind {
+            Kind::CurrentThread => Ok(crate::runtime::LocalRuntime::from_runtime(
+                self.build_current_thread_runtime()?,
+            )),
+            #[cfg(feature = "rt-multi-thread")]
+            Kind::MultiThread => panic!("multi_thread is not supported for LocalRuntime"),
         }
     }
 

@@ -30,6 +30,8 @@ pub struct Handle {
 #[derive(Debug)]
 #[must_use = "Creating and dropping a guard does nothing"]
 pub struct EnterGuard<'a> {
+    /// A `LocalRuntime`'s local-task context (left before the runtime's).
+    pub(crate) local: Option<crate::task::LocalEnterGuard>,
     _guard: SetCurrentGuard,
     _handle_lifetime: PhantomData<&'a Handle>,
 }
@@ -78,6 +80,7 @@ impl Handle {
     /// [`volt::spawn`]: fn@crate::spawn
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
+            local: None,
             _guard: match context::try_set_current(&self.inner) {
                 Some(guard) => guard,
                 None => panic!("{}", THREAD_LOCAL_DESTROYED_ERROR),

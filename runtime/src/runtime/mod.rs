@@ -79,14 +79,52 @@
 
 mod builder;
 mod handle;
+mod local_runtime;
 pub(crate) mod metrics;
 #[allow(clippy::module_inception)]
 mod runtime;
 
 pub use builder::Builder;
 pub use handle::{EnterGuard, Handle, TryCurrentError};
+pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::{Runtime, RuntimeFlavor};
+
+/// Returns the index of the current worker thread, if called from a
+/// runtime worker thread.
+///
+/// The returned value is a 0-based index matching the worker indices used
+/// by [`RuntimeMetrics`] methods such as
+/// [`worker_total_busy_duration`](RuntimeMetrics::worker_total_busy_duration).
+///
+/// Returns `None` when called from outside a runtime worker thread (for
+/// example, from a blocking thread or a thread that is not the runtime's).
+/// On the multi-thread runtime, the thread that calls [`Runtime::block_on`]
+/// is not a worker thread, so this also returns `None` there.
+///
+/// For the current-thread runtime, this returns `Some(0)` when called from
+/// the thread that currently owns the runtime driver. If multiple threads
+/// call [`Runtime::block_on`] concurrently, calls on threads that do not
+/// own the driver return `None`. A [`LocalRuntime`] can only be driven from
+/// its owning thread, so calls inside `block_on` always return `Some(0)`.
+///
+/// Note that the result may change across `.await` points, as the task may
+/// be moved to a different worker thread by the scheduler.
+///
+/// # Examples
+///
+/// ```
+/// #[volt_runtime::main(crate = "volt_runtime", flavor = "multi_thread", worker_threads = 4)]
+/// async fn main() {
+///     let index = volt_runtime::spawn(async {
+///         volt_runtime::runtime::worker_index()
+///     }).await.unwrap();
+///     assert!(index.is_some_and(|i| i < 4));
+/// }
+/// ```
+pub fn worker_index() -> Option<usize> {
+    crate::context::with_scheduler(|cx| cx.map(|cx| cx.worker_index()))
+}
 
 pub(crate) mod scheduler {
     //! Which scheduler a `Runtime` owns.

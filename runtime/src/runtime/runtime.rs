@@ -414,6 +414,7 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
+        crate::util::trace::runtime_event(&self.handle, "runtime shutting down");
         match &mut self.scheduler {
             Scheduler::CurrentThread(current_thread) => {
                 // Tasks of the current-thread runtime are dropped here, in
@@ -427,6 +428,7 @@ impl Drop for Runtime {
                 multi_thread.shutdown(&self.handle.inner);
             }
         }
+        crate::util::trace::runtime_event(&self.handle, "runtime stopped");
     }
 }
 

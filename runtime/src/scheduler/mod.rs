@@ -185,7 +185,6 @@ impl Context {
 impl Context {
     /// The index of the worker this thread runs (0 on the current-thread
     /// scheduler). Picks the timer shard of `Sleep`s polled here.
-    #[cfg_attr(not(feature = "time"), allow(dead_code))]
     pub(crate) fn worker_index(&self) -> usize {
         match self {
             Context::CurrentThread(_) => 0,

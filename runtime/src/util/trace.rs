@@ -1,5 +1,7 @@
 //! `tracing` integration (feature `tracing`): a span per task with its id
-//! and spawn location. Without the feature, tasks are not wrapped.
+//! and spawn location, and `DEBUG` events (target `volt::runtime`) when a
+//! runtime starts, begins shutting down and has stopped. Without the
+//! feature, tasks are not wrapped and no events are emitted.
 
 use crate::task::Id;
 
@@ -28,3 +30,19 @@ pub(crate) fn task<F: std::future::Future>(
 pub(crate) fn task<F>(task: F, _id: Id) -> F {
     task
 }
+
+/// A runtime lifecycle event.
+#[cfg(feature = "tracing")]
+pub(crate) fn runtime_event(handle: &crate::runtime::Handle, what: &'static str) {
+    tracing::debug!(
+        target: "volt::runtime",
+        id = %handle.id(),
+        flavor = ?handle.runtime_flavor(),
+        workers = handle.metrics().num_workers(),
+        "{what}"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+#[inline]
+pub(crate) fn runtime_event(_handle: &crate::runtime::Handle, _what: &'static str) {}

@@ -343,7 +343,6 @@ fn run(worker: Arc<Worker>) {
 
 impl Context {
     /// This worker's index.
-    #[cfg_attr(not(feature = "time"), allow(dead_code))]
     pub(crate) fn worker_index(&self) -> usize {
         self.worker.index
     }

@@ -13,7 +13,9 @@
 //! (`&mut self` methods only). The shared part, reached by entry wakers
 //! from any thread, is the `notified` queue and the set's waker, under one
 //! mutex. A slot index comes with a generation, so a late wake of a
-//! removed entry never disturbs the entry that reused its slot.
+//! removed entry never disturbs the entry that reused its slot. A set that
+//! empties after a burst frees its slab (and starts a new queue, so old
+//! indices cannot reach the new slab).
 
 use crate::loom::sync::Mutex;
 use crate::runtime::Handle;
@@ -27,6 +29,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
+
+/// Slab size above which an emptied set frees its storage.
+const SHRINK_ABOVE: usize = 64;
 
 /// A collection of tasks spawned on a runtime.
 ///
@@ -292,10 +297,27 @@ impl<T: 'static> JoinSet<T> {
         let slot = std::mem::replace(&mut self.entries[index], Slot::Vacant { generation });
         self.free.push(index);
         self.len -= 1;
+        if self.len == 0 && self.entries.len() > SHRINK_ABOVE {
+            // Give the memory of a burst back once the set is empty.
+            self.reset_storage();
+        }
         match slot {
             Slot::Occupied(e) => e,
             Slot::Vacant { .. } => unreachable!(),
         }
+    }
+
+    /// Fresh, empty storage. Indices queued for the old slab may repeat in
+    /// the new one, so the queue (and what entry wakers reach) is new too.
+    fn reset_storage(&mut self) {
+        self.entries = Vec::new();
+        self.free = Vec::new();
+        self.shared = Arc::new(Shared {
+            state: Mutex::new(SharedState {
+                notified: VecDeque::new(),
+                waiter: None,
+            }),
+        });
     }
 
     /// Pops the next notified slot that still holds its entry; registers
@@ -553,16 +575,8 @@ impl<T: 'static> JoinSet<T> {
                 }
             }
         }
-        self.free.clear();
         self.len = 0;
-        // Queued indices refer to the old slab; a new slab starts at
-        // generation 0 again, so fresh entry wakers carry a new `Shared`.
-        self.shared = Arc::new(Shared {
-            state: Mutex::new(SharedState {
-                notified: VecDeque::new(),
-                waiter: None,
-            }),
-        });
+        self.reset_storage();
     }
 }
 

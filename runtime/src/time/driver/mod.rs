@@ -204,29 +204,7 @@ impl Handle {
         if shard.next_expiration.load(SeqCst) > now {
             return;
         }
-        let mut wakes = WakeList::new();
-        let mut wheel = shard.wheel.lock();
-        while let Some(entry) = wheel.poll(now) {
-            // SAFETY: a filed entry is live until its owner cancels it
-            // under this lock, which we hold.
-            let e = unsafe { entry.as_ref() };
-            // Release (in `set_state`): the owner's `poll` sees `FIRED`.
-            e.set_state(STATE_FIRED);
-            if let Some(waker) = e.take_waker() {
-                wakes.push(waker);
-                if !wakes.can_push() {
-                    // Wake outside the lock; the rest stays filed.
-                    drop(wheel);
-                    wakes.wake_all();
-                    wheel = shard.wheel.lock();
-                }
-            }
-        }
-        shard
-            .next_expiration
-            .store(wheel.next_expiration_time().unwrap_or(u64::MAX), SeqCst);
-        drop(wheel);
-        wakes.wake_all();
+        fire_until(shard, now);
     }
 
     /// The earliest tick any shard may fire at, published in `next_wake`
@@ -266,24 +244,8 @@ impl Handle {
             return false;
         }
         for shard in self.shards.iter() {
-            let mut wakes = WakeList::new();
-            let mut wheel = shard.wheel.lock();
-            while let Some(entry) = wheel.drain() {
-                // SAFETY: as in `process_shard`.
-                let e = unsafe { entry.as_ref() };
-                e.set_state(STATE_FIRED);
-                if let Some(waker) = e.take_waker() {
-                    wakes.push(waker);
-                    if !wakes.can_push() {
-                        drop(wheel);
-                        wakes.wake_all();
-                        wheel = shard.wheel.lock();
-                    }
-                }
-            }
-            shard.next_expiration.store(u64::MAX, SeqCst);
-            drop(wheel);
-            wakes.wake_all();
+            // Everything, due or not: the entries report the shutdown.
+            fire_until(shard, u64::MAX);
         }
         true
     }
@@ -299,6 +261,35 @@ impl Handle {
     pub(crate) fn take_did_wake(&self) -> bool {
         self.did_wake.swap(false, SeqCst)
     }
+}
+
+/// Fires every entry of `shard` due at or before `now`: marks it `FIRED`
+/// and takes its waker under the lock, and wakes outside it, 32 at a time
+/// (the rest stays filed, and cancellable, meanwhile). Then publishes the
+/// shard's next expiration.
+fn fire_until(shard: &Shard, now: u64) {
+    let mut wakes = WakeList::new();
+    let mut wheel = shard.wheel.lock();
+    while let Some(entry) = wheel.poll(now) {
+        // SAFETY: a filed entry is live until its owner cancels it under
+        // this lock, which we hold.
+        let e = unsafe { entry.as_ref() };
+        // Release (in `set_state`): the owner's `poll` sees `FIRED`.
+        e.set_state(STATE_FIRED);
+        if let Some(waker) = e.take_waker() {
+            wakes.push(waker);
+            if !wakes.can_push() {
+                drop(wheel);
+                wakes.wake_all();
+                wheel = shard.wheel.lock();
+            }
+        }
+    }
+    shard
+        .next_expiration
+        .store(wheel.next_expiration_time().unwrap_or(u64::MAX), SeqCst);
+    drop(wheel);
+    wakes.wake_all();
 }
 
 impl fmt::Debug for Handle {

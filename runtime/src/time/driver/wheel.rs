@@ -196,11 +196,6 @@ impl Wheel {
             }
         }
     }
-
-    /// Hands out every entry, due or not (driver shutdown).
-    pub(crate) fn drain(&mut self) -> Option<NonNull<TimerShared>> {
-        self.poll(u64::MAX)
-    }
 }
 
 impl Level {

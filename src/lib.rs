@@ -50,6 +50,10 @@ pub use volt_runtime::{join, main, select, test, try_join};
 #[cfg(feature = "time")]
 pub use volt_runtime::time;
 
+pub use volt_runtime::io;
+#[cfg(feature = "net")]
+pub use volt_runtime::net;
+
 /// A fast multi-producer, multi-consumer channel (volt's own; tokio has
 /// none). See [`bounded`](channel::bounded) and
 /// [`unbounded`](channel::unbounded).

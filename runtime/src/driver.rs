@@ -39,12 +39,24 @@ pub(crate) struct Cfg {
 
 #[derive(Debug)]
 pub(crate) struct Driver {
-    park: ParkThread,
+    park: IoStack,
+}
+
+/// What the driver sleeps in: the I/O driver's `poll` when I/O is enabled,
+/// a thread parker otherwise.
+#[derive(Debug)]
+enum IoStack {
+    #[cfg(feature = "net")]
+    Enabled(crate::io_driver::Driver),
+    Disabled(ParkThread),
 }
 
 #[derive(Debug)]
 pub(crate) struct Handle {
-    unpark: UnparkThread,
+    /// `None` when the I/O driver's waker does the unparking.
+    unpark: Option<UnparkThread>,
+    #[cfg(feature = "net")]
+    io: Option<crate::io_driver::Handle>,
     #[cfg(feature = "time")]
     time: Option<time::driver::Handle>,
     #[cfg(feature = "time")]
@@ -55,8 +67,21 @@ impl Driver {
     #[cfg_attr(not(feature = "time"), allow(unused_variables))]
     #[track_caller]
     pub(crate) fn new(cfg: Cfg) -> io::Result<(Driver, Handle)> {
-        let park = ParkThread::new();
-        let unpark = park.unpark();
+        #[cfg(feature = "net")]
+        let (park, unpark, io) = if cfg.enable_io {
+            let (driver, handle) = crate::io_driver::Driver::new()?;
+            (IoStack::Enabled(driver), None, Some(handle))
+        } else {
+            let park = ParkThread::new();
+            let unpark = park.unpark();
+            (IoStack::Disabled(park), Some(unpark), None)
+        };
+        #[cfg(not(feature = "net"))]
+        let (park, unpark) = {
+            let park = ParkThread::new();
+            let unpark = park.unpark();
+            (IoStack::Disabled(park), Some(unpark))
+        };
         #[cfg(feature = "time")]
         let clock = time::clock::Clock::new(cfg.enable_pausing, cfg.start_paused);
         #[cfg(feature = "time")]
@@ -67,6 +92,8 @@ impl Driver {
             Driver { park },
             Handle {
                 unpark,
+                #[cfg(feature = "net")]
+                io,
                 #[cfg(feature = "time")]
                 time,
                 #[cfg(feature = "time")]
@@ -88,25 +115,35 @@ impl Driver {
     }
 
     #[cfg(not(feature = "time"))]
-    fn park_internal(&mut self, _handle: &Handle, limit: Option<Duration>) {
-        match limit {
-            Some(d) => self.park.park_timeout(d),
-            None => self.park.park(),
+    fn park_internal(&mut self, handle: &Handle, limit: Option<Duration>) {
+        self.park_io(handle, limit);
+    }
+
+    /// Sleeps in the I/O driver (dispatching its events) or the thread
+    /// parker, at most `limit`.
+    fn park_io(&mut self, _handle: &Handle, limit: Option<Duration>) {
+        match &mut self.park {
+            #[cfg(feature = "net")]
+            IoStack::Enabled(io) => {
+                let handle = _handle.io.as_ref().expect("I/O handle missing");
+                io.turn(handle, limit);
+            }
+            IoStack::Disabled(park) => match limit {
+                Some(d) => park.park_timeout(d),
+                None => park.park(),
+            },
         }
     }
 
     #[cfg(feature = "time")]
     fn park_internal(&mut self, handle: &Handle, limit: Option<Duration>) {
         let Some(time) = &handle.time else {
-            match limit {
-                Some(d) => self.park.park_timeout(d),
-                None => self.park.park(),
-            }
+            self.park_io(handle, limit);
             return;
         };
         if limit == Some(Duration::ZERO) {
             // A maintenance tick: consume a pending unpark, fire what is due.
-            self.park.park_timeout(Duration::ZERO);
+            self.park_io(handle, Some(Duration::ZERO));
             time.process(time.source().now(&handle.clock));
             return;
         }
@@ -120,12 +157,12 @@ impl Driver {
                     }
                     self.park_thread_timeout(handle, time, duration);
                 } else {
-                    self.park.park_timeout(Duration::ZERO);
+                    self.park_io(handle, Some(Duration::ZERO));
                 }
             }
             None => match limit {
                 Some(d) => self.park_thread_timeout(handle, time, d),
-                None => self.park.park(),
+                None => self.park_io(handle, None),
             },
         }
         time.after_park();
@@ -137,27 +174,35 @@ impl Driver {
         if handle.clock.can_auto_advance() {
             // Paused and idle: see whether anything woke us, and if not,
             // jump the clock to the deadline instead of sleeping.
-            self.park.park_timeout(Duration::ZERO);
+            self.park_io(handle, Some(Duration::ZERO));
             if !time.take_did_wake() {
                 if let Err(msg) = handle.clock.advance(d) {
                     panic!("{}", msg);
                 }
             }
         } else {
-            self.park.park_timeout(d);
+            self.park_io(handle, Some(d));
         }
     }
 
     #[cfg(all(feature = "time", not(feature = "test-util")))]
-    fn park_thread_timeout(&mut self, _handle: &Handle, _time: &time::driver::Handle, d: Duration) {
-        self.park.park_timeout(d);
+    fn park_thread_timeout(&mut self, handle: &Handle, _time: &time::driver::Handle, d: Duration) {
+        self.park_io(handle, Some(d));
     }
 
     /// Fires every timer (they then report the shutdown) and wakes
     /// everything parked on the driver for good.
     pub(crate) fn shutdown(&mut self, handle: &Handle) {
         handle.shutdown_timers();
-        self.park.shutdown();
+        match &mut self.park {
+            #[cfg(feature = "net")]
+            IoStack::Enabled(io) => {
+                if let Some(h) = &handle.io {
+                    io.shutdown(h);
+                }
+            }
+            IoStack::Disabled(park) => park.shutdown(),
+        }
     }
 }
 
@@ -169,7 +214,19 @@ impl Handle {
         if let Some(time) = &self.time {
             time.note_unpark();
         }
-        self.unpark.unpark();
+        match &self.unpark {
+            Some(unpark) => unpark.unpark(),
+            #[cfg(feature = "net")]
+            None => self.io.as_ref().expect("I/O handle missing").unpark(),
+            #[cfg(not(feature = "net"))]
+            None => unreachable!("no I/O driver without the `net` feature"),
+        }
+    }
+
+    /// The I/O driver, if the runtime enabled I/O.
+    #[cfg(feature = "net")]
+    pub(crate) fn io(&self) -> Option<&crate::io_driver::Handle> {
+        self.io.as_ref()
     }
 
     /// Shuts the timers down (idempotent). Any thread may call it.

@@ -51,6 +51,12 @@ pub mod task;
 #[cfg(all(feature = "rt", feature = "time"))]
 pub mod time;
 
+pub mod io;
+#[cfg(all(feature = "rt", feature = "net"))]
+mod io_driver;
+#[cfg(all(unix, feature = "rt", feature = "net"))]
+pub mod net;
+
 #[cfg(feature = "rt")]
 pub use task::spawn;
 

@@ -1,0 +1,220 @@
+//! The I/O driver: one mio `Poll` per runtime.
+//!
+//! # Protocol
+//!
+//! * Whichever worker parks on the runtime's driver polls mio (with the
+//!   next timer as timeout); other threads interrupt it through a
+//!   `mio::Waker` (token `WAKE_TOKEN`).
+//! * Registrations live in a `slab` of `Arc<ScheduledIo>` under a mutex;
+//!   a resource's mio token is its slab key plus a generation in the high
+//!   bits, so an event that arrives for a key freed and reused meanwhile
+//!   (deregistration raced the poll) finds a different token and is
+//!   dropped.
+//! * A turn polls, then, under the slab lock, collects the `ScheduledIo`s
+//!   the events name (into a reused vector: no allocation per turn once
+//!   warm), releases the lock, stamps each with the turn's tick and wakes
+//!   its readers and/or writers (`scheduled_io` explains ticks).
+//! * Shutdown marks every registered resource shut down and wakes all its
+//!   waiters; their I/O then fails with tokio's shutdown error.
+
+mod poll_evented;
+mod registration;
+mod scheduled_io;
+
+pub(crate) use poll_evented::PollEvented;
+pub(crate) use registration::Registration;
+pub(crate) use scheduled_io::{Direction, ReadyEvent, ScheduledIo};
+
+use crate::io::Ready;
+use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The waker's token (never a slab key: keys use the low bits).
+const WAKE_TOKEN: mio::Token = mio::Token(usize::MAX);
+/// Low bits of a token: the slab key.
+const KEY_BITS: u32 = 24;
+const KEY_MASK: usize = (1 << KEY_BITS) - 1;
+/// Events per `poll` call.
+const EVENTS: usize = 1024;
+
+/// The half owned by the parking thread.
+pub(crate) struct Driver {
+    poll: mio::Poll,
+    events: mio::Events,
+    tick: u8,
+    /// Resources named by this turn's events (reused).
+    ready: Vec<(Arc<ScheduledIo>, Ready)>,
+}
+
+/// The shared half.
+pub(crate) struct Handle {
+    registry: mio::Registry,
+    registrations: Mutex<Registrations>,
+    waker: mio::Waker,
+    is_shutdown: AtomicBool,
+}
+
+struct Registrations {
+    slab: slab::Slab<Arc<ScheduledIo>>,
+    /// Bumped on every registration, stored in the token's high bits.
+    generation: usize,
+}
+
+impl Driver {
+    pub(crate) fn new() -> io::Result<(Driver, Handle)> {
+        let poll = mio::Poll::new()?;
+        let waker = mio::Waker::new(poll.registry(), WAKE_TOKEN)?;
+        let registry = poll.registry().try_clone()?;
+        Ok((
+            Driver {
+                poll,
+                events: mio::Events::with_capacity(EVENTS),
+                tick: 0,
+                ready: Vec::new(),
+            },
+            Handle {
+                registry,
+                registrations: Mutex::new(Registrations {
+                    slab: slab::Slab::new(),
+                    generation: 0,
+                }),
+                waker,
+                is_shutdown: AtomicBool::new(false),
+            },
+        ))
+    }
+
+    /// Waits for events (at most `timeout`), then dispatches them.
+    pub(crate) fn turn(&mut self, handle: &Handle, timeout: Option<Duration>) {
+        match self.poll.poll(&mut self.events, timeout) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return,
+            Err(e) => panic!("unexpected error when polling the I/O driver: {e:?}"),
+        }
+        self.tick = self.tick.wrapping_add(1);
+        {
+            let regs = handle.registrations.lock();
+            for event in self.events.iter() {
+                let token = event.token();
+                if token == WAKE_TOKEN {
+                    continue;
+                }
+                if let Some(io) = regs.slab.get(token.0 & KEY_MASK) {
+                    if io.token() == token.0 {
+                        self.ready.push((io.clone(), Ready::from_mio(event)));
+                    }
+                }
+            }
+        }
+        for (io, ready) in self.ready.drain(..) {
+            io.set_readiness(self.tick, ready);
+            io.wake(ready);
+        }
+    }
+
+    /// Shuts every resource down (their waiters wake with an error).
+    pub(crate) fn shutdown(&mut self, handle: &Handle) {
+        if handle.is_shutdown.swap(true, SeqCst) {
+            return;
+        }
+        let ios: Vec<_> = {
+            let regs = handle.registrations.lock();
+            regs.slab.iter().map(|(_, io)| io.clone()).collect()
+        };
+        for io in ios {
+            io.shutdown();
+        }
+    }
+}
+
+impl Handle {
+    /// Interrupts a thread blocked in `turn`.
+    pub(crate) fn unpark(&self) {
+        self.waker.wake().expect("failed to wake I/O driver");
+    }
+
+    pub(crate) fn is_shutdown(&self) -> bool {
+        self.is_shutdown.load(SeqCst)
+    }
+
+    /// Registers `source`; returns its readiness record.
+    pub(crate) fn add_source(
+        &self,
+        source: &mut impl mio::event::Source,
+        interest: mio::Interest,
+    ) -> io::Result<Arc<ScheduledIo>> {
+        let io = {
+            let mut regs = self.registrations.lock();
+            if self.is_shutdown() {
+                return Err(shutdown_error());
+            }
+            regs.generation = regs.generation.wrapping_add(1) & (usize::MAX >> KEY_BITS >> 1);
+            let generation = regs.generation;
+            let entry = regs.slab.vacant_entry();
+            let key = entry.key();
+            if key > KEY_MASK {
+                return Err(io::Error::other("reactor at max registered I/O resources"));
+            }
+            let token = (generation << KEY_BITS) | key;
+            let io = Arc::new(ScheduledIo::new(token));
+            entry.insert(io.clone());
+            io
+        };
+        if let Err(e) = self
+            .registry
+            .register(source, mio::Token(io.token()), interest)
+        {
+            self.release(&io);
+            return Err(e);
+        }
+        Ok(io)
+    }
+
+    /// Deregisters `source` and frees its slot.
+    pub(crate) fn deregister_source(
+        &self,
+        io: &Arc<ScheduledIo>,
+        source: &mut impl mio::event::Source,
+    ) -> io::Result<()> {
+        let res = self.registry.deregister(source);
+        self.release(io);
+        res
+    }
+
+    /// Frees `io`'s slab slot (if it still holds `io`).
+    pub(crate) fn release(&self, io: &Arc<ScheduledIo>) {
+        let removed = {
+            let mut regs = self.registrations.lock();
+            let key = io.token() & KEY_MASK;
+            match regs.slab.get(key) {
+                Some(cur) if Arc::ptr_eq(cur, io) => Some(regs.slab.remove(key)),
+                _ => None,
+            }
+        };
+        // Dropped outside the lock.
+        drop(removed);
+        io.clear_wakers();
+    }
+}
+
+/// The error I/O on a shut-down runtime fails with (tokio's text).
+pub(crate) fn shutdown_error() -> io::Error {
+    io::Error::other(crate::context::RUNTIME_SHUTTING_DOWN_ERROR)
+}
+
+impl fmt::Debug for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("io::Driver").finish()
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("io::Handle").finish()
+    }
+}

@@ -1,0 +1,111 @@
+//! `AsyncFd`: readable/writable with a Unix socket pair, separate reader
+//! and writer wake-ups, `try_io` clearing readiness, `into_inner`.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+
+use volt::io::Interest;
+use volt::io::unix::AsyncFd;
+
+fn pair() -> (UnixStream, UnixStream) {
+    let (a, b) = UnixStream::pair().unwrap();
+    a.set_nonblocking(true).unwrap();
+    b.set_nonblocking(true).unwrap();
+    (a, b)
+}
+
+#[volt::test]
+async fn readable_after_the_peer_writes() {
+    let (a, mut b) = pair();
+    let fd = AsyncFd::new(a).unwrap();
+    let reader = volt::spawn(async move {
+        loop {
+            let mut guard = fd.readable().await.unwrap();
+            let mut buf = [0u8; 8];
+            match guard.try_io(|inner| inner.get_ref().read(&mut buf)) {
+                Ok(res) => return buf[..res.unwrap()].to_vec(),
+                Err(_would_block) => continue,
+            }
+        }
+    });
+    volt::task::yield_now().await;
+    b.write_all(b"hi").unwrap();
+    assert_eq!(reader.await.unwrap(), b"hi");
+}
+
+#[volt::test]
+async fn a_waiting_writer_is_not_woken_by_readability() {
+    let (a, mut b) = pair();
+    // Fill a's send buffer so that it is not writable.
+    let mut a = a;
+    let chunk = [0u8; 65536];
+    loop {
+        match a.write(&chunk) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let fd = std::sync::Arc::new(
+        AsyncFd::with_interest(a, Interest::READABLE | Interest::WRITABLE).unwrap(),
+    );
+    let woke = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (fd2, woke2) = (fd.clone(), woke.clone());
+    let writer = volt::spawn(async move {
+        let mut g = fd2.writable().await.unwrap();
+        woke2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        g.retain_ready();
+    });
+    volt::task::yield_now().await;
+    // Make `a` readable: the writer must stay asleep.
+    b.write_all(b"x").unwrap();
+    let mut g = fd.readable().await.unwrap();
+    assert!(g.ready().is_readable());
+    g.retain_ready();
+    assert_eq!(woke.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // Drain b's receive side: a becomes writable and the writer wakes.
+    let mut sink = vec![0u8; 1 << 20];
+    volt::task::spawn_blocking(move || {
+        b.set_nonblocking(false).unwrap();
+        let mut total = 0;
+        while total < 65536 {
+            total += b.read(&mut sink).unwrap();
+        }
+    })
+    .await
+    .unwrap();
+    writer.await.unwrap();
+    assert_eq!(woke.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[volt::test]
+async fn async_io_retries_until_ready_and_into_inner_gives_back() {
+    let (a, mut b) = pair();
+    let fd = AsyncFd::new(a).unwrap();
+    let t = volt::spawn(async move {
+        let mut buf = [0u8; 4];
+        let n = fd
+            .async_io(Interest::READABLE, |s| (&*s).read(&mut buf))
+            .await
+            .unwrap();
+        (buf[..n].to_vec(), fd.into_inner())
+    });
+    volt::task::yield_now().await;
+    b.write_all(b"abcd").unwrap();
+    let (got, inner) = t.await.unwrap();
+    assert_eq!(got, b"abcd");
+    inner.set_nonblocking(false).unwrap();
+}
+
+#[volt::test]
+async fn try_new_gives_the_object_back_on_error() {
+    // A regular file cannot be registered with epoll.
+    let f = std::fs::File::open("/dev/null").unwrap();
+    match AsyncFd::try_new(f) {
+        Ok(_) => {} // some kernels accept it; nothing to check then
+        Err(e) => {
+            let (_file, err) = e.into_parts();
+            assert!(err.raw_os_error().is_some());
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! TCP through the I/O driver: an echo server with real (std, blocking)
+//! clients, accept cancel safety, connect errors, half-close, try_* APIs,
+//! shutdown of the driver.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use volt::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use volt::net::{TcpListener, TcpStream};
+
+async fn echo_server() -> (std::net::SocketAddr, volt::task::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let h = volt::spawn(async move {
+        loop {
+            let (mut sock, _) = match listener.accept().await {
+                Ok(x) => x,
+                Err(_) => return,
+            };
+            volt::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                loop {
+                    let n = sock.read(&mut buf).await.unwrap();
+                    if n == 0 {
+                        return;
+                    }
+                    sock.write_all(&buf[..n]).await.unwrap();
+                }
+            });
+        }
+    });
+    (addr, h)
+}
+
+#[volt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn echo_with_real_blocking_clients() {
+    let (addr, server) = echo_server().await;
+    let clients: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let mut s = std::net::TcpStream::connect(addr).unwrap();
+                // 200 KiB each way: more than the socket buffers, so both
+                // sides really wait for readiness.
+                let msg: Vec<u8> = (0..200 * 1024).map(|j| (i * 31 + j) as u8).collect();
+                let mut w = s.try_clone().unwrap();
+                let sent = msg.clone();
+                let writer = std::thread::spawn(move || w.write_all(&sent).unwrap());
+                let mut got = vec![0u8; msg.len()];
+                s.read_exact(&mut got).unwrap();
+                writer.join().unwrap();
+                assert_eq!(got, msg);
+            })
+        })
+        .collect();
+    volt::task::spawn_blocking(move || {
+        for c in clients {
+            c.join().unwrap();
+        }
+    })
+    .await
+    .unwrap();
+    server.abort();
+}
+
+#[volt::test]
+async fn volt_client_and_server_half_close() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = volt::spawn(async move {
+        let (mut s, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer, s.peer_addr().unwrap());
+        let mut all = Vec::new();
+        s.read_to_end(&mut all).await.unwrap(); // until the client's shutdown
+        s.write_all(&all).await.unwrap();
+        s.shutdown().await.unwrap();
+        all.len()
+    });
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.set_nodelay(true).unwrap();
+    assert!(c.nodelay().unwrap());
+    c.write_all(b"ping pong").await.unwrap();
+    c.shutdown().await.unwrap();
+    let mut back = String::new();
+    c.read_to_string(&mut back).await.unwrap();
+    assert_eq!(back, "ping pong");
+    assert_eq!(server.await.unwrap(), 9);
+}
+
+#[volt::test]
+async fn accept_is_cancel_safe() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    volt::select! {
+        biased;
+        _ = listener.accept() => panic!("nobody connected"),
+        _ = volt::task::yield_now() => {}
+    }
+    let c = std::thread::spawn(move || std::net::TcpStream::connect(addr).unwrap());
+    let (_s, _) = listener.accept().await.unwrap();
+    c.join().unwrap();
+}
+
+#[volt::test]
+async fn connect_refused_is_an_os_error() {
+    // Bind then drop, so the port is (very likely) closed.
+    let addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let err = TcpStream::connect(addr).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::ConnectionRefused);
+    assert!(err.raw_os_error().is_some());
+}
+
+#[volt::test]
+async fn try_read_try_write_and_readiness() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = TcpStream::connect(addr).await.unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+
+    let mut buf = [0u8; 16];
+    assert_eq!(
+        server.try_read(&mut buf).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock
+    );
+    client.writable().await.unwrap();
+    assert_eq!(client.try_write(b"abc").unwrap(), 3);
+    let ready = server.ready(Interest::READABLE).await.unwrap();
+    assert!(ready.is_readable());
+    let mut peeked = [0u8; 3];
+    assert_eq!(server.peek(&mut peeked).await.unwrap(), 3);
+    assert_eq!(&peeked, b"abc");
+    server.readable().await.unwrap();
+    assert_eq!(server.try_read(&mut buf).unwrap(), 3);
+    assert_eq!(&buf[..3], b"abc");
+}
+
+#[volt::test]
+async fn std_conversions_round_trip() {
+    let std_l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    std_l.set_nonblocking(true).unwrap();
+    let l = TcpListener::from_std(std_l).unwrap();
+    let addr = l.local_addr().unwrap();
+    let std_back = l.into_std().unwrap();
+    assert_eq!(std_back.local_addr().unwrap(), addr);
+    let l = TcpListener::try_from(std_back).unwrap();
+    l.set_ttl(77).unwrap();
+    assert_eq!(l.ttl().unwrap(), 77);
+    let c = TcpStream::connect(addr).await.unwrap();
+    let std_c = c.into_std().unwrap();
+    assert_eq!(std_c.peer_addr().unwrap(), addr);
+}
+
+#[test]
+fn runtime_shutdown_fails_pending_io_with_tokio_message() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    drop(rt);
+    let rt2 = volt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let err = rt2.block_on(listener.accept()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "A Tokio 1.x context was found, but it is being shutdown."
+    );
+}
+
+#[test]
+#[should_panic(expected = "A Tokio 1.x context was found, but IO is disabled.")]
+fn io_without_enable_io_panics() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let std_l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let _ = TcpListener::from_std(std_l);
+    });
+}
+
+#[volt::test]
+async fn lookup_host_resolves_literals_and_names() {
+    let addrs: Vec<_> = volt::net::lookup_host("127.0.0.1:80")
+        .await
+        .unwrap()
+        .collect();
+    assert_eq!(addrs, ["127.0.0.1:80".parse().unwrap()]);
+    let addrs: Vec<_> = volt::net::lookup_host(("localhost", 80))
+        .await
+        .unwrap()
+        .collect();
+    assert!(!addrs.is_empty());
+    let _ = volt::time::timeout(Duration::from_secs(5), async {}).await;
+}

@@ -197,3 +197,62 @@ async fn lookup_host_resolves_literals_and_names() {
     assert!(!addrs.is_empty());
     let _ = volt::time::timeout(Duration::from_secs(5), async {}).await;
 }
+
+#[volt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owned_halves_on_separate_tasks_and_reunite() {
+    let (addr, server) = echo_server().await;
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let (mut r, mut w) = stream.into_split();
+    assert_eq!(r.peer_addr().unwrap(), addr);
+    let reader = volt::spawn(async move {
+        let mut got = vec![0u8; 100_000];
+        r.read_exact(&mut got).await.unwrap();
+        (r, got)
+    });
+    let data: Vec<u8> = (0..100_000u32).map(|i| i as u8).collect();
+    w.write_all(&data).await.unwrap();
+    let (r, got) = reader.await.unwrap();
+    assert_eq!(got, data);
+    let stream = r.reunite(w).unwrap();
+    drop(stream);
+    server.abort();
+}
+
+#[volt::test]
+async fn dropping_the_owned_write_half_sends_eof() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = TcpStream::connect(addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    let (_r, w) = client.into_split();
+    drop(w);
+    let mut buf = Vec::new();
+    assert_eq!(server.read_to_end(&mut buf).await.unwrap(), 0);
+}
+
+#[volt::test]
+async fn borrowed_split_reads_and_writes_concurrently() {
+    let (addr, server) = echo_server().await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let (mut r, mut w) = stream.split();
+    let data = vec![7u8; 300_000];
+    let mut got = vec![0u8; data.len()];
+    let (a, b) = volt::join!(w.write_all(&data), r.read_exact(&mut got));
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(got, data);
+    server.abort();
+}
+
+#[volt::test]
+async fn reunite_rejects_halves_of_different_streams() {
+    let (addr, server) = echo_server().await;
+    let (r1, _w1) = TcpStream::connect(addr).await.unwrap().into_split();
+    let (_r2, w2) = TcpStream::connect(addr).await.unwrap().into_split();
+    let err = r1.reunite(w2).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tried to reunite halves that are not from the same socket"
+    );
+    server.abort();
+}

@@ -11,7 +11,7 @@
 //! writers wait for readiness of their own direction only.
 
 mod addr;
-mod tcp;
+pub mod tcp;
 
 pub use addr::{ToSocketAddrs, lookup_host};
 pub use tcp::{TcpListener, TcpStream};

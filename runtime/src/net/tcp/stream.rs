@@ -367,13 +367,41 @@ impl TryFrom<std::net::TcpStream> for TcpStream {
     }
 }
 
+impl TcpStream {
+    /// The read path shared with the split halves.
+    pub(super) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    /// The write path shared with the split halves.
+    pub(super) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    pub(super) fn poll_write_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+}
+
 impl AsyncRead for TcpStream {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        self.io.poll_read(cx, buf)
+        self.poll_read_priv(cx, buf)
     }
 }
 

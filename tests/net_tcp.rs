@@ -254,3 +254,38 @@ async fn reunite_rejects_halves_of_different_streams() {
     );
     server.abort();
 }
+
+#[volt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_tasks_wait_for_readability_of_one_socket() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = TcpStream::connect(addr).await.unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    let server = std::sync::Arc::new(server);
+
+    // Ten tasks wait on the same socket at once; a cancelled wait in
+    // between must not disturb them.
+    let (tx, mut rx) = volt::sync::mpsc::channel(10);
+    for _ in 0..10 {
+        let server = server.clone();
+        let tx = tx.clone();
+        volt::spawn(async move {
+            tx.send(()).await.unwrap(); // about to wait
+            server.readable().await.unwrap();
+            tx.send(()).await.unwrap(); // woken
+        });
+    }
+    for _ in 0..10 {
+        rx.recv().await.unwrap();
+    }
+    volt::select! {
+        biased;
+        _ = server.readable() => panic!("nothing was written yet"),
+        _ = volt::task::yield_now() => {}
+    }
+    client.writable().await.unwrap();
+    client.try_write(b"!").unwrap();
+    for _ in 0..10 {
+        rx.recv().await.unwrap();
+    }
+}

@@ -286,12 +286,6 @@ impl Ready {
     pub(crate) fn from_usize(val: usize) -> Ready {
         Ready(val & Ready::ALL.as_usize())
     }
-
-    /// The readiness of `self` that `interest` cares about.
-    #[cfg_attr(not(feature = "net"), allow(dead_code))]
-    pub(crate) fn intersection(self, interest: Interest) -> Ready {
-        self & interest.mask()
-    }
 }
 
 impl ops::BitOr<Ready> for Ready {

@@ -17,6 +17,8 @@
 //! * Shutdown marks every registered resource shut down and wakes all its
 //!   waiters; their I/O then fails with tokio's shutdown error.
 
+#[cfg(all(test, loom))]
+mod loom_tests;
 mod poll_evented;
 mod registration;
 mod scheduled_io;

@@ -124,28 +124,16 @@ impl Registration {
         }
     }
 
-    /// Waits until the resource is ready for any of `interest`.
+    /// Waits until the resource is ready for any of `interest` (any number
+    /// of tasks may wait at once); spends coop budget; fails once the
+    /// driver has shut down.
     pub(crate) async fn readiness(&self, interest: Interest) -> io::Result<ReadyEvent> {
-        std::future::poll_fn(|cx| {
-            if interest.is_readable() || interest.is_error() {
-                if let Poll::Ready(r) = self.poll_ready(cx, Direction::Read) {
-                    return Poll::Ready(r.map(|ev| ReadyEvent {
-                        ready: ev.ready.intersection(interest),
-                        ..ev
-                    }));
-                }
-            }
-            if interest.is_writable() {
-                if let Poll::Ready(r) = self.poll_ready(cx, Direction::Write) {
-                    return Poll::Ready(r.map(|ev| ReadyEvent {
-                        ready: ev.ready.intersection(interest),
-                        ..ev
-                    }));
-                }
-            }
-            Poll::Pending
-        })
-        .await
+        std::future::poll_fn(|cx| crate::coop::poll_proceed(cx).map(|c| c.made_progress())).await;
+        let ev = self.shared.readiness(interest).await;
+        if ev.is_shutdown {
+            return Err(super::shutdown_error());
+        }
+        Ok(ev)
     }
 
     /// The readiness currently recorded (no waiting).

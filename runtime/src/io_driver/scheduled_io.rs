@@ -12,16 +12,30 @@
 //! # Waiters
 //!
 //! Readers and writers are separate: a task waiting to write is never woken
-//! by readability. Each direction keeps one waker (the `poll_read_ready`/
-//! `poll_write_ready` contract, as tokio's: one task per direction), under
-//! a small mutex; the waker is stored, then the readiness re-checked under
-//! the lock, and the driver takes wakers under the same lock after setting
-//! readiness, so a wake cannot slip between check and store.
+//! by readability. Two kinds of waiters live under one small mutex:
+//!
+//! * one waker slot per direction, for `poll_read_ready`/`poll_write_ready`
+//!   (tokio's contract: one task per direction, the last one wins);
+//! * an intrusive list of [`Readiness`] futures (`ready()`, `readable()`,
+//!   `writable()`), any number of them, each a node pinned inside its
+//!   future: waiting allocates nothing, and a dropped future unlinks
+//!   itself under the lock.
+//!
+//! A waiter is stored, then the readiness re-checked, under the lock; the
+//! driver sets readiness before it takes wakers under the same lock, so a
+//! wake cannot slip between check and store.
 
 use crate::io::{Interest, Ready};
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::AcqRel, Ordering::Acquire};
+use crate::util::linked_list::{self, LinkedList};
+use crate::util::wake_list::WakeList;
 
+use std::cell::UnsafeCell;
+use std::future::Future;
+use std::marker::PhantomPinned;
+use std::pin::Pin;
+use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
 
 const READINESS_MASK: usize = 0xFFFF;
@@ -53,10 +67,52 @@ pub(crate) struct ReadyEvent {
     pub(crate) is_shutdown: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Waiters {
     reader: Option<Waker>,
     writer: Option<Waker>,
+    /// `Readiness` futures waiting (see the module docs).
+    list: LinkedList<WaiterLink>,
+}
+
+impl std::fmt::Debug for Waiters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Waiters").finish_non_exhaustive()
+    }
+}
+
+/// A `Readiness` future's node; every field is touched under the
+/// `waiters` lock only.
+struct Waiter {
+    pointers: linked_list::Pointers<Waiter>,
+    waker: UnsafeCell<Option<Waker>>,
+    interest: Interest,
+    /// Set by `wake` when it unlinks the node.
+    is_ready: UnsafeCell<bool>,
+    _pin: PhantomPinned,
+}
+
+struct WaiterLink;
+
+// SAFETY: `pointers` returns the node's own links; nodes are pinned inside
+// their futures and unlinked (under the lock) before they are dropped.
+unsafe impl linked_list::Link for WaiterLink {
+    type Handle = NonNull<Waiter>;
+    type Target = Waiter;
+
+    fn as_raw(handle: &NonNull<Waiter>) -> NonNull<Waiter> {
+        *handle
+    }
+
+    unsafe fn from_raw(ptr: NonNull<Waiter>) -> NonNull<Waiter> {
+        ptr
+    }
+
+    unsafe fn pointers(target: NonNull<Waiter>) -> NonNull<linked_list::Pointers<Waiter>> {
+        // SAFETY: `target` is live (trait contract); no reference to the
+        // whole node is made.
+        unsafe { NonNull::new_unchecked(std::ptr::addr_of_mut!((*target.as_ptr()).pointers)) }
+    }
 }
 
 /// One registered I/O resource's readiness (see the module docs).
@@ -112,26 +168,51 @@ impl ScheduledIo {
 
     /// Wakes the waiters interested in `ready`.
     pub(crate) fn wake(&self, ready: Ready) {
-        let (r, w) = {
-            let mut waiters = self.waiters.lock();
-            let r = if !(ready & Direction::Read.mask()).is_empty() {
-                waiters.reader.take()
-            } else {
-                None
-            };
-            let w = if !(ready & Direction::Write.mask()).is_empty() {
-                waiters.writer.take()
-            } else {
-                None
-            };
-            (r, w)
-        };
-        if let Some(r) = r {
-            r.wake();
+        let mut wakes = WakeList::new();
+        let mut waiters = self.waiters.lock();
+        if !(ready & Direction::Read.mask()).is_empty() {
+            if let Some(w) = waiters.reader.take() {
+                wakes.push(w);
+            }
         }
-        if let Some(w) = w {
-            w.wake();
+        if !(ready & Direction::Write.mask()).is_empty() {
+            if let Some(w) = waiters.writer.take() {
+                wakes.push(w);
+            }
         }
+        'list: loop {
+            // Walk the list, unlinking the waiters `ready` concerns.
+            let mut cursor = waiters.list.front();
+            while let Some(node) = cursor {
+                // SAFETY: `node` is linked in this list, so live; we hold
+                // the lock that guards its fields.
+                let (next, waiter) = unsafe { (waiters.list.next(node), node.as_ref()) };
+                cursor = next;
+                if (ready & waiter.interest.mask()).is_empty() {
+                    continue;
+                }
+                // SAFETY: linked in this list.
+                unsafe { waiters.list.remove(node) };
+                // SAFETY: the lock guards the node's cells.
+                let waker = unsafe {
+                    *waiter.is_ready.get() = true;
+                    (*waiter.waker.get()).take()
+                };
+                if let Some(w) = waker {
+                    wakes.push(w);
+                    if !wakes.can_push() {
+                        // Wake a batch outside the lock, then go on.
+                        drop(waiters);
+                        wakes.wake_all();
+                        waiters = self.waiters.lock();
+                        continue 'list;
+                    }
+                }
+            }
+            break;
+        }
+        drop(waiters);
+        wakes.wake_all();
     }
 
     fn event(&self, curr: usize, mask: Ready) -> ReadyEvent {
@@ -186,5 +267,110 @@ impl ScheduledIo {
         let mut waiters = self.waiters.lock();
         waiters.reader.take();
         waiters.writer.take();
+    }
+
+    /// A future that is ready when the resource is ready for any of
+    /// `interest` (any number may wait at once).
+    pub(crate) fn readiness(&self, interest: Interest) -> Readiness<'_> {
+        Readiness {
+            io: self,
+            state: State::Init,
+            waiter: Waiter {
+                pointers: linked_list::Pointers::new(),
+                waker: UnsafeCell::new(None),
+                interest,
+                is_ready: UnsafeCell::new(false),
+                _pin: PhantomPinned,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Init,
+    Waiting,
+    Done,
+}
+
+/// See [`ScheduledIo::readiness`].
+pub(crate) struct Readiness<'a> {
+    io: &'a ScheduledIo,
+    state: State,
+    waiter: Waiter,
+}
+
+// SAFETY: the waiter's cells are only touched under the resource's lock;
+// `Waker` is `Send + Sync`.
+unsafe impl Send for Readiness<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Readiness<'_> {}
+
+impl Future for Readiness<'_> {
+    type Output = ReadyEvent;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ReadyEvent> {
+        // SAFETY: the waiter is never moved out; it is unlinked before the
+        // future is dropped (see `Drop`).
+        let me = unsafe { self.get_unchecked_mut() };
+        let io = me.io;
+        let mask = me.waiter.interest.mask();
+        loop {
+            match me.state {
+                State::Init => {
+                    let ev = io.event(io.readiness.load(Acquire), mask);
+                    if !ev.ready.is_empty() || ev.is_shutdown {
+                        me.state = State::Done;
+                        return Poll::Ready(ev);
+                    }
+                    let mut waiters = io.waiters.lock();
+                    // Re-check under the lock (module docs).
+                    let ev = io.event(io.readiness.load(Acquire), mask);
+                    if !ev.ready.is_empty() || ev.is_shutdown {
+                        me.state = State::Done;
+                        return Poll::Ready(ev);
+                    }
+                    // SAFETY: lock held; the node is ours and unlinked.
+                    unsafe {
+                        *me.waiter.waker.get() = Some(cx.waker().clone());
+                        *me.waiter.is_ready.get() = false;
+                    }
+                    waiters.list.push_back(NonNull::from(&me.waiter));
+                    me.state = State::Waiting;
+                    return Poll::Pending;
+                }
+                State::Waiting => {
+                    let waiters = io.waiters.lock();
+                    // SAFETY: lock held.
+                    let is_ready = unsafe { *me.waiter.is_ready.get() };
+                    if !is_ready {
+                        // Still linked: refresh the waker if it changed.
+                        // SAFETY: lock held.
+                        let slot = unsafe { &mut *me.waiter.waker.get() };
+                        match slot {
+                            Some(w) if w.will_wake(cx.waker()) => {}
+                            _ => *slot = Some(cx.waker().clone()),
+                        }
+                        return Poll::Pending;
+                    }
+                    drop(waiters);
+                    // Woken and unlinked: report, or (if another task
+                    // consumed the readiness meanwhile) wait again.
+                    me.state = State::Init;
+                }
+                State::Done => panic!("`Readiness` polled after completion"),
+            }
+        }
+    }
+}
+
+impl Drop for Readiness<'_> {
+    fn drop(&mut self) {
+        if self.state == State::Waiting {
+            let mut waiters = self.io.waiters.lock();
+            // SAFETY: lock held; the node is linked in this list or (woken)
+            // in none.
+            unsafe { waiters.list.remove(NonNull::from(&self.waiter)) };
+        }
     }
 }

@@ -97,6 +97,68 @@ macro_rules! echo_bench {
 echo_bench!(volt_echo, volt);
 echo_bench!(tokio_echo, tokio);
 
+const PINGS: usize = 1_000;
+
+macro_rules! udp_bench {
+    ($m:ident, $rt:ident) => {
+        mod $m {
+            use super::*;
+            use ::$rt::net::UdpSocket;
+
+            pub fn pair(rt: &::$rt::runtime::Runtime) -> (UdpSocket, UdpSocket) {
+                rt.block_on(async {
+                    let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+                    let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+                    a.connect(b.local_addr().unwrap()).await.unwrap();
+                    b.connect(a.local_addr().unwrap()).await.unwrap();
+                    (a, b)
+                })
+            }
+
+            pub fn ping_pong(
+                rt: &::$rt::runtime::Runtime,
+                pair: &mut Option<(UdpSocket, UdpSocket)>,
+            ) {
+                let (a, b) = pair.take().unwrap();
+                *pair = Some(rt.block_on(async move {
+                    let echo = ::$rt::spawn(async move {
+                        let mut buf = [0u8; MSG];
+                        for _ in 0..PINGS {
+                            let n = b.recv(&mut buf).await.unwrap();
+                            b.send(&buf[..n]).await.unwrap();
+                        }
+                        b
+                    });
+                    let mut buf = [7u8; MSG];
+                    for _ in 0..PINGS {
+                        a.send(&buf).await.unwrap();
+                        a.recv(&mut buf).await.unwrap();
+                    }
+                    (a, echo.await.unwrap())
+                }));
+            }
+        }
+    };
+}
+
+udp_bench!(volt_udp, volt);
+udp_bench!(tokio_udp, tokio);
+
+fn udp_ping_pong(c: &mut Criterion) {
+    let vrt = volt_echo::runtime();
+    let trt = tokio_echo::runtime();
+    let mut vpair = Some(volt_udp::pair(&vrt));
+    let mut tpair = Some(tokio_udp::pair(&trt));
+    let mut g = c.benchmark_group("udp_ping_pong");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements(PINGS as u64));
+    g.bench_function("volt", |b| b.iter(|| volt_udp::ping_pong(&vrt, &mut vpair)));
+    g.bench_function("tokio", |b| {
+        b.iter(|| tokio_udp::ping_pong(&trt, &mut tpair))
+    });
+    g.finish();
+}
+
 fn tcp_echo(c: &mut Criterion) {
     let vrt = volt_echo::runtime();
     let trt = tokio_echo::runtime();
@@ -117,5 +179,5 @@ fn tcp_echo(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, tcp_echo);
+criterion_group!(benches, tcp_echo, udp_ping_pong);
 criterion_main!(benches);

@@ -5,6 +5,7 @@
 //!
 //! * [`TcpListener`] and [`TcpStream`] provide functionality for
 //!   communication over TCP.
+//! * [`UdpSocket`] provides functionality for communication over UDP.
 //! * [`lookup_host`] resolves a host name on the blocking pool.
 //!
 //! Every socket registers with the runtime's I/O driver; readers and
@@ -12,8 +13,10 @@
 
 mod addr;
 pub mod tcp;
+mod udp;
 
 pub use addr::{ToSocketAddrs, lookup_host};
 pub use tcp::{TcpListener, TcpStream};
+pub use udp::UdpSocket;
 
 pub(crate) use addr::to_socket_addrs;

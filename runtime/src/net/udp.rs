@@ -1,0 +1,483 @@
+//! `UdpSocket`.
+
+use crate::io::{Interest, ReadBuf, Ready};
+use crate::io_driver::{Direction, PollEvented};
+use crate::net::{ToSocketAddrs, to_socket_addrs};
+
+use std::fmt;
+use std::io;
+use std::net::{self, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::task::{Context, Poll, ready};
+
+/// A UDP socket.
+///
+/// UDP is "connectionless", unlike TCP. Meaning, regardless of what
+/// address you've bound to, a `UdpSocket` is free to communicate with many
+/// different remotes. There are basically two main ways to use
+/// `UdpSocket`:
+///
+/// * one to many: [`bind`](`UdpSocket::bind`) and use
+///   [`send_to`](`UdpSocket::send_to`) and
+///   [`recv_from`](`UdpSocket::recv_from`) to communicate with many
+///   different addresses
+/// * one to one: [`connect`](`UdpSocket::connect`) and associate with a
+///   single address, using [`send`](`UdpSocket::send`) and
+///   [`recv`](`UdpSocket::recv`) to communicate only with that remote
+///   address
+///
+/// This type does not provide a `split` method, because this functionality
+/// can be achieved by instead wrapping the socket in an [`Arc`]: the send
+/// and receive sides wait independently, and any number of tasks may
+/// wait at once.
+///
+/// [`Arc`]: std::sync::Arc
+///
+/// # Examples
+///
+/// ```no_run
+/// use volt_runtime::net::UdpSocket;
+///
+/// # async fn dox() -> std::io::Result<()> {
+/// let sock = UdpSocket::bind("0.0.0.0:8080").await?;
+/// let mut buf = [0; 1024];
+/// loop {
+///     let (len, addr) = sock.recv_from(&mut buf).await?;
+///     sock.send_to(&buf[..len], addr).await?;
+/// }
+/// # }
+/// ```
+pub struct UdpSocket {
+    io: PollEvented<mio::net::UdpSocket>,
+}
+
+impl UdpSocket {
+    /// This function will create a new UDP socket and attempt to bind it to
+    /// the `addr` provided.
+    ///
+    /// Binding with a port number of 0 will request that the OS assigns a
+    /// port to this socket. The port allocated can be queried via the
+    /// `local_addr` method.
+    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
+        let addrs = to_socket_addrs(addr).await?;
+        let mut last_err = None;
+        for addr in addrs {
+            match mio::net::UdpSocket::bind(addr).and_then(UdpSocket::new) {
+                Ok(socket) => return Ok(socket),
+                Err(e) => last_err = Some(e),
+            }
+        }
+        Err(last_err.unwrap_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "could not resolve to any address",
+            )
+        }))
+    }
+
+    #[track_caller]
+    fn new(socket: mio::net::UdpSocket) -> io::Result<UdpSocket> {
+        let io = PollEvented::new(socket)?;
+        Ok(UdpSocket { io })
+    }
+
+    /// Creates new `UdpSocket` from a previously bound
+    /// `std::net::UdpSocket`.
+    ///
+    /// The caller is responsible for ensuring that the socket is in
+    /// non-blocking mode.
+    ///
+    /// # Panics
+    ///
+    /// This function panics if it is not called from within a runtime with
+    /// IO enabled.
+    #[track_caller]
+    pub fn from_std(socket: net::UdpSocket) -> io::Result<UdpSocket> {
+        let io = mio::net::UdpSocket::from_std(socket);
+        UdpSocket::new(io)
+    }
+
+    /// Turns a [`volt::net::UdpSocket`] into a [`std::net::UdpSocket`].
+    ///
+    /// The returned [`std::net::UdpSocket`] will have nonblocking mode set
+    /// as `true`.
+    ///
+    /// [`volt::net::UdpSocket`]: UdpSocket
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        use std::os::unix::io::{FromRawFd, IntoRawFd};
+        let fd = self.io.into_inner()?.into_raw_fd();
+        // SAFETY: the mio socket released `fd`, which it owned.
+        Ok(unsafe { std::net::UdpSocket::from_raw_fd(fd) })
+    }
+
+    /// Returns the local address that this socket is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.local_addr()
+    }
+
+    /// Returns the socket address of the remote peer this socket was
+    /// connected to.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.peer_addr()
+    }
+
+    /// Connects the UDP socket setting the default destination for send()
+    /// and limiting packets that are read via `recv` from the address
+    /// specified in `addr`.
+    pub async fn connect<A: ToSocketAddrs>(&self, addr: A) -> io::Result<()> {
+        let addrs = to_socket_addrs(addr).await?;
+        let mut last_err = None;
+        for addr in addrs {
+            match self.io.connect(addr) {
+                Ok(()) => return Ok(()),
+                Err(e) => last_err = Some(e),
+            }
+        }
+        Err(last_err.unwrap_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "could not resolve to any address",
+            )
+        }))
+    }
+
+    /// Waits for any of the requested ready states.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe. Once a readiness event occurs, the
+    /// method will continue to return immediately until the readiness event
+    /// is consumed by an attempt to read or write that fails with
+    /// `WouldBlock` or `Poll::Pending`.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        let event = self.io.registration().readiness(interest).await?;
+        Ok(event.ready)
+    }
+
+    /// Waits for the socket to become writable.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`ready`](Self::ready).
+    pub async fn writable(&self) -> io::Result<()> {
+        self.ready(Interest::WRITABLE).await?;
+        Ok(())
+    }
+
+    /// Polls for write/send readiness.
+    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
+    }
+
+    /// Sends data on the socket to the remote address that the socket is
+    /// connected to.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe. If `send` is used as the event in a
+    /// `select!` statement and some other branch completes first, then it
+    /// is guaranteed that the message was not sent.
+    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.async_io(Interest::WRITABLE, || self.io.send(buf))
+            .await
+    }
+
+    /// Attempts to send data on the socket to the remote address to which
+    /// it was previously `connect`ed.
+    pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.io
+            .registration()
+            .poll_io(cx, Direction::Write, || self.io.send(buf))
+    }
+
+    /// Tries to send data on the socket to the remote address to which it
+    /// is connected, without waiting.
+    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || self.io.send(buf))
+    }
+
+    /// Waits for the socket to become readable.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`ready`](Self::ready).
+    pub async fn readable(&self) -> io::Result<()> {
+        self.ready(Interest::READABLE).await?;
+        Ok(())
+    }
+
+    /// Polls for read/receive readiness.
+    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
+    }
+
+    /// Receives a single datagram message on the socket from the remote
+    /// address to which it is connected. On success, returns the number of
+    /// bytes read.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe. If `recv` is used as the event in a
+    /// `select!` statement and some other branch completes first, it is
+    /// guaranteed that no messages were received on this socket.
+    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.async_io(Interest::READABLE, || self.io.recv(buf))
+            .await
+    }
+
+    /// Attempts to receive a single datagram message on the socket from
+    /// the remote address to which it is `connect`ed.
+    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let n = ready!(self.io.registration().poll_io(cx, Direction::Read, || {
+            self.io.recv(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+
+    /// Tries to receive a single datagram message on the socket from the
+    /// remote address to which it is connected, without waiting.
+    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || self.io.recv(buf))
+    }
+
+    /// Sends data on the socket to the given address. On success, returns
+    /// the number of bytes written.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe. If `send_to` is used as the event in a
+    /// `select!` statement and some other branch completes first, then it
+    /// is guaranteed that the message was not sent.
+    pub async fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], target: A) -> io::Result<usize> {
+        let mut addrs = to_socket_addrs(target).await?;
+        match addrs.next() {
+            Some(target) => {
+                self.async_io(Interest::WRITABLE, || self.io.send_to(buf, target))
+                    .await
+            }
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no addresses to send data to",
+            )),
+        }
+    }
+
+    /// Attempts to send data on the socket to a given address.
+    pub fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        self.io
+            .registration()
+            .poll_io(cx, Direction::Write, || self.io.send_to(buf, target))
+    }
+
+    /// Tries to send data on the socket to the given address, without
+    /// waiting.
+    pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || self.io.send_to(buf, target))
+    }
+
+    /// Receives a single datagram message on the socket. On success,
+    /// returns the number of bytes read and the origin.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe. If `recv_from` is used as the event in a
+    /// `select!` statement and some other branch completes first, it is
+    /// guaranteed that no messages were received on this socket.
+    pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.async_io(Interest::READABLE, || self.io.recv_from(buf))
+            .await
+    }
+
+    /// Attempts to receive a single datagram on the socket.
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let (n, addr) = ready!(self.io.registration().poll_io(cx, Direction::Read, || {
+            self.io.recv_from(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(addr))
+    }
+
+    /// Tries to receive a single datagram message on the socket, without
+    /// waiting.
+    pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || self.io.recv_from(buf))
+    }
+
+    /// Receives a single datagram from the connected address without
+    /// removing it from the queue.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: nothing is consumed.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.async_io(Interest::READABLE, || self.io.peek(buf))
+            .await
+    }
+
+    /// Receives data from the socket, without removing it from the input
+    /// queue. On success, returns the number of bytes read and the address
+    /// from whence the data came.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: nothing is consumed.
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.async_io(Interest::READABLE, || self.io.peek_from(buf))
+            .await
+    }
+
+    /// Tries to read or write from the socket using a user-provided IO
+    /// operation (see [`TcpStream::try_io`](crate::net::TcpStream::try_io)).
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.registration().try_io(interest, f)
+    }
+
+    /// Reads or writes from the socket using a user-provided IO operation,
+    /// waiting for readiness and retrying on `WouldBlock`.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            let ev = self.io.registration().readiness(interest).await?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.io.registration().clear_readiness(ev);
+                }
+                res => return res,
+            }
+        }
+    }
+
+    /// Gets the value of the `SO_BROADCAST` option for this socket.
+    pub fn broadcast(&self) -> io::Result<bool> {
+        self.io.broadcast()
+    }
+
+    /// Sets the value of the `SO_BROADCAST` option for this socket.
+    pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
+        self.io.set_broadcast(on)
+    }
+
+    /// Gets the value of the `IP_MULTICAST_LOOP` option for this socket.
+    pub fn multicast_loop_v4(&self) -> io::Result<bool> {
+        self.io.multicast_loop_v4()
+    }
+
+    /// Sets the value of the `IP_MULTICAST_LOOP` option for this socket.
+    pub fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()> {
+        self.io.set_multicast_loop_v4(on)
+    }
+
+    /// Gets the value of the `IP_MULTICAST_TTL` option for this socket.
+    pub fn multicast_ttl_v4(&self) -> io::Result<u32> {
+        self.io.multicast_ttl_v4()
+    }
+
+    /// Sets the value of the `IP_MULTICAST_TTL` option for this socket.
+    pub fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()> {
+        self.io.set_multicast_ttl_v4(ttl)
+    }
+
+    /// Gets the value of the `IPV6_MULTICAST_LOOP` option for this socket.
+    pub fn multicast_loop_v6(&self) -> io::Result<bool> {
+        self.io.multicast_loop_v6()
+    }
+
+    /// Sets the value of the `IPV6_MULTICAST_LOOP` option for this socket.
+    pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
+        self.io.set_multicast_loop_v6(on)
+    }
+
+    /// Gets the value of the `IP_TTL` option for this socket.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.ttl()
+    }
+
+    /// Sets the value for the `IP_TTL` option on this socket.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.set_ttl(ttl)
+    }
+
+    /// Executes an operation of the `IP_ADD_MEMBERSHIP` type.
+    pub fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.join_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Executes an operation of the `IPV6_ADD_MEMBERSHIP` type.
+    pub fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.join_multicast_v6(multiaddr, interface)
+    }
+
+    /// Executes an operation of the `IP_DROP_MEMBERSHIP` type.
+    pub fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.leave_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Executes an operation of the `IPV6_DROP_MEMBERSHIP` type.
+    pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.leave_multicast_v6(multiaddr, interface)
+    }
+
+    /// Returns the value of the `SO_ERROR` option.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.take_error()
+    }
+}
+
+impl TryFrom<std::net::UdpSocket> for UdpSocket {
+    type Error = io::Error;
+
+    /// Consumes stream, returning the runtime I/O object.
+    ///
+    /// This is equivalent to
+    /// [`UdpSocket::from_std(stream)`](UdpSocket::from_std).
+    fn try_from(stream: std::net::UdpSocket) -> Result<Self, Self::Error> {
+        Self::from_std(stream)
+    }
+}
+
+impl fmt::Debug for UdpSocket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (*self.io).fmt(f)
+    }
+}
+
+impl std::os::unix::io::AsRawFd for UdpSocket {
+    fn as_raw_fd(&self) -> std::os::unix::io::RawFd {
+        std::os::unix::io::AsRawFd::as_raw_fd(&*self.io)
+    }
+}
+
+impl std::os::unix::io::AsFd for UdpSocket {
+    fn as_fd(&self) -> std::os::unix::io::BorrowedFd<'_> {
+        // SAFETY: the fd stays open as long as `self` (it owns it).
+        unsafe {
+            std::os::unix::io::BorrowedFd::borrow_raw(std::os::unix::io::AsRawFd::as_raw_fd(
+                &*self.io,
+            ))
+        }
+    }
+}

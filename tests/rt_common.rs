@@ -477,14 +477,21 @@ rt_test! {
         rt.block_on(async {
             let flag = Arc::new(AtomicBool::new(false));
             let f2 = flag.clone();
+            let (started_tx, started_rx) = volt::sync::oneshot::channel();
             let busy = volt::spawn(async move {
+                let mut started = Some(started_tx);
                 let mut n = 0u64;
                 while !f2.load(SeqCst) {
                     task::consume_budget().await;
                     n += 1;
+                    // The setter is spawned only once we are busy.
+                    if let Some(tx) = started.take() {
+                        tx.send(()).unwrap();
+                    }
                 }
                 n
             });
+            started_rx.await.unwrap();
             volt::spawn(async move { flag.store(true, SeqCst) }).await.unwrap();
             assert!(busy.await.unwrap() > 0);
         });

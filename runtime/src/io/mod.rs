@@ -11,14 +11,22 @@
 //! `WouldBlock` waits for the next readiness event of its direction only
 //! (a writer is never woken by readability).
 
+mod async_buf_read;
 mod async_read;
 mod async_write;
+mod buf_reader;
+mod buf_writer;
+mod lines;
 mod read_buf;
 mod ready;
 mod util;
 
+pub use async_buf_read::AsyncBufRead;
 pub use async_read::AsyncRead;
 pub use async_write::AsyncWrite;
+pub use buf_reader::BufReader;
+pub use buf_writer::BufWriter;
+pub use lines::{AsyncBufReadExt, Lines};
 pub use read_buf::ReadBuf;
 pub use ready::{Interest, Ready};
 pub use util::{AsyncReadExt, AsyncWriteExt};

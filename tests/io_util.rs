@@ -1,0 +1,106 @@
+//! `BufReader`, `BufWriter`, `AsyncBufReadExt` (`read_line`, `read_until`,
+//! `lines`, `fill_buf`/`consume`), `AsyncReadExt`/`AsyncWriteExt` basics.
+
+use volt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use volt::net::{TcpListener, TcpStream};
+
+#[volt::test]
+async fn line_protocol_over_tcp() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = volt::spawn(async move {
+        let (s, _) = listener.accept().await.unwrap();
+        let (r, w) = s.into_split();
+        let mut lines = BufReader::new(r).lines();
+        let mut w = BufWriter::new(w);
+        while let Some(line) = lines.next_line().await.unwrap() {
+            w.write_all(line.to_uppercase().as_bytes()).await.unwrap();
+            w.write_all(b"\n").await.unwrap();
+            w.flush().await.unwrap();
+        }
+    });
+    let s = TcpStream::connect(addr).await.unwrap();
+    let (r, mut w) = s.into_split();
+    let mut r = BufReader::new(r);
+    for word in ["alpha", "beta", "gamma"] {
+        w.write_all(format!("{word}\r\n").as_bytes()).await.unwrap();
+        let mut line = String::new();
+        r.read_line(&mut line).await.unwrap();
+        assert_eq!(line, format!("{}\n", word.to_uppercase()));
+    }
+    drop(w);
+    server.await.unwrap();
+}
+
+#[volt::test]
+async fn read_until_and_eof() {
+    let mut r = BufReader::with_capacity(4, &b"ab,cdefgh,ij"[..]);
+    let mut buf = Vec::new();
+    assert_eq!(r.read_until(b',', &mut buf).await.unwrap(), 3);
+    assert_eq!(buf, b"ab,");
+    buf.clear();
+    assert_eq!(r.read_until(b',', &mut buf).await.unwrap(), 7);
+    assert_eq!(buf, b"cdefgh,");
+    buf.clear();
+    assert_eq!(r.read_until(b',', &mut buf).await.unwrap(), 2);
+    assert_eq!(r.read_until(b',', &mut buf).await.unwrap(), 0);
+}
+
+#[volt::test]
+async fn fill_buf_and_consume() {
+    let mut r = BufReader::with_capacity(3, &b"hello"[..]);
+    assert_eq!(r.fill_buf().await.unwrap(), b"hel");
+    r.consume(2);
+    assert_eq!(r.buffer(), b"l");
+    let mut rest = String::new();
+    r.read_to_string(&mut rest).await.unwrap();
+    assert_eq!(rest, "llo");
+}
+
+#[volt::test]
+async fn buf_writer_buffers_until_flush_and_passes_big_writes() {
+    let mut w = BufWriter::with_capacity(8, Vec::new());
+    w.write_all(b"abc").await.unwrap();
+    assert!(w.get_ref().is_empty());
+    assert_eq!(w.buffer(), b"abc");
+    // Larger than the buffer: flushes what is buffered, writes through.
+    w.write_all(b"0123456789").await.unwrap();
+    assert_eq!(w.get_ref(), b"abc0123456789");
+    w.write_all(b"z").await.unwrap();
+    w.shutdown().await.unwrap();
+    assert_eq!(w.into_inner(), b"abc0123456789z");
+}
+
+#[volt::test]
+async fn invalid_utf8_line_is_an_error() {
+    let mut r = BufReader::new(&[0xffu8, 0xfe, b'\n'][..]);
+    let mut s = String::new();
+    let err = r.read_line(&mut s).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+    assert!(s.is_empty());
+}
+
+#[volt::test]
+async fn lines_is_cancel_safe() {
+    let (mut client, server) = {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let c = TcpStream::connect(addr).await.unwrap();
+        (c, listener.accept().await.unwrap().0)
+    };
+    let mut lines = BufReader::new(server).lines();
+    client.write_all(b"partial").await.unwrap();
+    // A select gives up on the line half way: nothing may be lost.
+    for _ in 0..3 {
+        volt::select! {
+            biased;
+            _ = lines.next_line() => panic!("the line is not complete"),
+            _ = volt::task::yield_now() => {}
+        }
+    }
+    client.write_all(b" line\n").await.unwrap();
+    assert_eq!(
+        lines.next_line().await.unwrap().as_deref(),
+        Some("partial line")
+    );
+}

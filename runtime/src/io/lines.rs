@@ -1,6 +1,7 @@
 //! `AsyncBufReadExt` (line and delimiter reads) and `Lines`.
 
 use super::AsyncBufRead;
+use super::util::utf8;
 
 use pin_project_lite::pin_project;
 use std::future::{Future, poll_fn};
@@ -88,16 +89,8 @@ pub trait AsyncBufReadExt: AsyncBufRead {
         async move {
             let mut bytes = Vec::new();
             let n = self.read_until(b'\n', &mut bytes).await?;
-            match String::from_utf8(bytes) {
-                Ok(s) => {
-                    buf.push_str(&s);
-                    Ok(n)
-                }
-                Err(_) => Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "stream did not contain valid UTF-8",
-                )),
-            }
+            buf.push_str(&utf8(bytes)?);
+            Ok(n)
         }
     }
 
@@ -233,12 +226,6 @@ impl<R: AsyncBufRead> Lines<R> {
                 bytes.pop();
             }
         }
-        match String::from_utf8(bytes) {
-            Ok(s) => Poll::Ready(Ok(Some(s))),
-            Err(_) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "stream did not contain valid UTF-8",
-            ))),
-        }
+        Poll::Ready(utf8(bytes).map(Some))
     }
 }

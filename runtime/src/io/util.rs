@@ -142,13 +142,7 @@ pub trait AsyncReadExt: AsyncRead {
         async move {
             let mut bytes = Vec::new();
             let n = self.read_to_end(&mut bytes).await?;
-            let s = String::from_utf8(bytes).map_err(|_| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "stream did not contain valid UTF-8",
-                )
-            })?;
-            dst.push_str(&s);
+            dst.push_str(&utf8(bytes)?);
             Ok(n)
         }
     }
@@ -246,3 +240,13 @@ pub trait AsyncWriteExt: AsyncWrite {
 }
 
 impl<W: AsyncWrite + ?Sized> AsyncWriteExt for W {}
+
+/// `bytes` as a `String`, or tokio's `InvalidData` error.
+pub(super) fn utf8(bytes: Vec<u8>) -> io::Result<String> {
+    String::from_utf8(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}

@@ -6,7 +6,7 @@
 //! `io_driver`.
 
 use crate::io::{Interest, Ready};
-use crate::io_driver::{Direction, ReadyEvent, Registration};
+use crate::io_driver::{ReadyEvent, Registration};
 
 use std::error::Error;
 use std::fmt;
@@ -383,26 +383,6 @@ impl<T: AsRawFd> AsyncFd<T> {
                 Err(TryIoError(())) => continue,
             }
         }
-    }
-
-    /// Runs `f` if the fd looks ready for `interest`, without waiting.
-    #[allow(dead_code)]
-    pub(crate) fn try_io_now<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce(&T) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.registration.try_io(interest, || f(self.get_ref()))
-    }
-
-    /// Whether `direction`'s readiness is set right now.
-    #[allow(dead_code)]
-    pub(crate) fn poll_direction(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-    ) -> Poll<io::Result<()>> {
-        self.registration.poll_ready(cx, direction).map_ok(|_| ())
     }
 }
 

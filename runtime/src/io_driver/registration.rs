@@ -2,7 +2,7 @@
 //! poll-then-retry loop every I/O type is built on.
 
 use super::{Direction, ReadyEvent, ScheduledIo};
-use crate::io::{Interest, Ready};
+use crate::io::Interest;
 use crate::scheduler;
 
 use std::io;
@@ -135,11 +135,24 @@ impl Registration {
         }
         Ok(ev)
     }
+}
 
-    /// The readiness currently recorded (no waiting).
-    #[allow(dead_code)]
-    pub(crate) fn current(&self, interest: Interest) -> Ready {
-        self.shared.ready_event(interest).ready
+impl Registration {
+    /// Waits for readiness of `interest` (any number of tasks may wait),
+    /// runs `f`, and on `WouldBlock` clears that readiness and waits again:
+    /// the `async_io`, `send`, `recv`, `peek`... of the socket types.
+    pub(crate) async fn async_io<R>(
+        &self,
+        interest: Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            let ev = self.readiness(interest).await?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(ev),
+                res => return res,
+            }
+        }
     }
 }
 

@@ -358,17 +358,9 @@ impl UdpSocket {
     pub async fn async_io<R>(
         &self,
         interest: Interest,
-        mut f: impl FnMut() -> io::Result<R>,
+        f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        loop {
-            let ev = self.io.registration().readiness(interest).await?;
-            match f() {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.io.registration().clear_readiness(ev);
-                }
-                res => return res,
-            }
-        }
+        self.io.registration().async_io(interest, f).await
     }
 
     /// Gets the value of the `SO_BROADCAST` option for this socket.

@@ -496,7 +496,10 @@ impl<T: 'static> JoinSet<T> {
     /// The tasks removed by this call will continue to run in the
     /// background even if the `JoinSet` is dropped.
     pub fn detach_all(&mut self) {
-        self.clear(false);
+        // Dropping the handles detaches the tasks.
+        self.entries.clear();
+        self.len = 0;
+        self.reset_storage();
     }
 
     /// Polls for one of the tasks in the set to complete.
@@ -564,19 +567,6 @@ impl<T: 'static> JoinSet<T> {
                 Poll::Pending
             }
         }
-    }
-
-    /// Empties the set; aborting each task first if `abort`.
-    fn clear(&mut self, abort: bool) {
-        for slot in self.entries.drain(..) {
-            if let Slot::Occupied(e) = slot {
-                if abort {
-                    e.handle.abort();
-                }
-            }
-        }
-        self.len = 0;
-        self.reset_storage();
     }
 }
 

@@ -134,7 +134,7 @@ const OUTSIDE_LOCAL_SET: &str =
 /// [`Runtime::block_on`]: crate::runtime::Runtime::block_on
 /// [`task::spawn_local`]: fn@spawn_local
 pub struct LocalSet {
-    /// Tick counter (for the fairness of the coop budget).
+    /// What `CURRENT` points at while the set runs or is entered.
     context: Rc<LocalContext>,
     _not_send: PhantomData<*const ()>,
 }

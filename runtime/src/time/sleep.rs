@@ -288,10 +288,10 @@ impl Sleep {
             *me.shard = current_shard(time.num_shards()) as u32;
         }
         let tick = time.source().deadline_to_tick(*me.deadline);
-        // SAFETY: the entry is pinned inside `self`, and the drop glue
-        // cancels it under this shard's lock before it is freed; it is
-        // registered with no other shard (the shard only changes while
-        // unregistered).
+        // The shard only changes while unregistered, so the entry is
+        // registered with no other shard.
+        // SAFETY: the entry is pinned inside `self`; the drop glue cancels
+        // it under this shard's lock before it is freed.
         let filed = unsafe { time.file(*me.shard as usize, NonNull::from(&*me.entry), tick) };
         *me.registered = true;
         if filed == Filed::QueuedUnpark {

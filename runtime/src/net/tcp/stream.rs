@@ -1,7 +1,7 @@
 //! `TcpStream`.
 
 use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
-use crate::io_driver::{Direction, PollEvented};
+use crate::io_driver::PollEvented;
 use crate::net::{ToSocketAddrs, to_socket_addrs};
 
 use std::fmt;
@@ -299,14 +299,9 @@ impl TcpStream {
     pub async fn async_io<R>(
         &self,
         interest: Interest,
-        mut f: impl FnMut() -> io::Result<R>,
+        f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        let direction = if interest.is_writable() {
-            Direction::Write
-        } else {
-            Direction::Read
-        };
-        std::future::poll_fn(|cx| self.io.registration().poll_io(cx, direction, &mut f)).await
+        self.io.registration().async_io(interest, f).await
     }
 
     /// Receives data on the socket from the remote address to which it is
@@ -317,12 +312,8 @@ impl TcpStream {
     ///
     /// Cancel safe: nothing is consumed.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        std::future::poll_fn(|cx| {
-            self.io
-                .registration()
-                .poll_io(cx, Direction::Read, || self.io.peek(buf))
-        })
-        .await
+        self.async_io(Interest::READABLE, || self.io.peek(buf))
+            .await
     }
 
     /// Shuts down the read, write, or both halves of this connection.

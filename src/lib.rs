@@ -50,9 +50,15 @@ pub use volt_runtime::{join, main, select, test, try_join};
 #[cfg(feature = "time")]
 pub use volt_runtime::time;
 
+#[cfg(feature = "fs")]
+pub use volt_runtime::fs;
 pub use volt_runtime::io;
 #[cfg(feature = "net")]
 pub use volt_runtime::net;
+#[cfg(feature = "process")]
+pub use volt_runtime::process;
+#[cfg(feature = "signal")]
+pub use volt_runtime::signal;
 
 /// A fast multi-producer, multi-consumer channel (volt's own; tokio has
 /// none). See [`bounded`](channel::bounded) and

@@ -51,11 +51,17 @@ pub mod task;
 #[cfg(all(feature = "rt", feature = "time"))]
 pub mod time;
 
+#[cfg(all(feature = "rt", feature = "fs"))]
+pub mod fs;
 pub mod io;
 #[cfg(all(feature = "rt", feature = "net"))]
 mod io_driver;
 #[cfg(all(unix, feature = "rt", feature = "net"))]
 pub mod net;
+#[cfg(all(unix, feature = "process"))]
+pub mod process;
+#[cfg(all(unix, feature = "signal"))]
+pub mod signal;
 
 #[cfg(feature = "rt")]
 pub use task::spawn;

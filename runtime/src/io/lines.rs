@@ -1,7 +1,7 @@
-//! `AsyncBufReadExt` (line and delimiter reads) and `Lines`.
+//! `AsyncBufReadExt` (line and delimiter reads), `Lines` and `Split`.
 
 use super::AsyncBufRead;
-use super::util::utf8;
+use super::read_ext::utf8;
 
 use pin_project_lite::pin_project;
 use std::future::{Future, poll_fn};
@@ -159,6 +159,36 @@ pub trait AsyncBufReadExt: AsyncBufRead {
             read: 0,
         }
     }
+
+    /// Returns a stream of the contents of this reader split on the byte
+    /// `byte` (segments without the delimiter).
+    ///
+    /// ```
+    /// use volt_runtime::io::AsyncBufReadExt;
+    ///
+    /// # #[volt_runtime::main(crate = "volt_runtime")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let reader: &[u8] = b"a,b,,c";
+    /// let mut parts = AsyncBufReadExt::split(reader, b',');
+    /// let mut all = Vec::new();
+    /// while let Some(p) = parts.next_segment().await? {
+    ///     all.push(p);
+    /// }
+    /// assert_eq!(all, [&b"a"[..], b"b", b"", b"c"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    fn split(self, byte: u8) -> Split<Self>
+    where
+        Self: Sized,
+    {
+        Split {
+            reader: self,
+            buf: Vec::new(),
+            delim: byte,
+            read: 0,
+        }
+    }
 }
 
 impl<R: AsyncBufRead + ?Sized> AsyncBufReadExt for R {}
@@ -227,5 +257,50 @@ impl<R: AsyncBufRead> Lines<R> {
             }
         }
         Poll::Ready(utf8(bytes).map(Some))
+    }
+}
+
+pin_project! {
+    /// Splitter for the [`split`](AsyncBufReadExt::split) method.
+    #[derive(Debug)]
+    #[must_use = "streams do nothing unless polled"]
+    pub struct Split<R> {
+        #[pin]
+        reader: R,
+        buf: Vec<u8>,
+        delim: u8,
+        read: usize,
+    }
+}
+
+impl<R: AsyncBufRead> Split<R> {
+    /// Returns the next segment in the stream.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancellation safe: a partially read segment is kept
+    /// and completed by the next call.
+    pub async fn next_segment(&mut self) -> io::Result<Option<Vec<u8>>>
+    where
+        R: Unpin,
+    {
+        poll_fn(|cx| Pin::new(&mut *self).poll_next_segment(cx)).await
+    }
+
+    /// Polls for the next segment in the stream.
+    pub fn poll_next_segment(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<Option<Vec<u8>>>> {
+        let me = self.project();
+        let n = ready!(poll_read_until(me.reader, cx, *me.delim, me.buf, me.read))?;
+        if n == 0 && me.buf.is_empty() {
+            return Poll::Ready(Ok(None));
+        }
+        let mut segment = std::mem::take(me.buf);
+        if segment.last() == Some(me.delim) {
+            segment.pop();
+        }
+        Poll::Ready(Ok(Some(segment)))
     }
 }

@@ -14,22 +14,46 @@
 mod async_buf_read;
 mod async_read;
 mod async_write;
+#[cfg(all(feature = "rt", any(feature = "fs", feature = "io-std")))]
+pub(crate) mod blocking;
 mod buf_reader;
+mod buf_stream;
 mod buf_writer;
+mod chain;
+mod copy;
+mod duplex;
+mod empty;
 mod lines;
 mod read_buf;
+mod read_ext;
 mod ready;
-mod util;
+mod seek;
+mod split;
+#[cfg(all(feature = "rt", feature = "io-std"))]
+mod stdio;
+mod take;
+mod write_ext;
 
 pub use async_buf_read::AsyncBufRead;
 pub use async_read::AsyncRead;
 pub use async_write::AsyncWrite;
 pub use buf_reader::BufReader;
+pub use buf_stream::BufStream;
 pub use buf_writer::BufWriter;
-pub use lines::{AsyncBufReadExt, Lines};
+pub use chain::Chain;
+pub use copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+pub use duplex::{DuplexStream, SimplexStream, duplex, simplex};
+pub use empty::{Empty, Repeat, Sink, empty, repeat, sink};
+pub use lines::{AsyncBufReadExt, Lines, Split};
 pub use read_buf::ReadBuf;
+pub use read_ext::AsyncReadExt;
 pub use ready::{Interest, Ready};
-pub use util::{AsyncReadExt, AsyncWriteExt};
+pub use seek::{AsyncSeek, AsyncSeekExt};
+pub use split::{Join, ReadHalf, WriteHalf, join, split};
+#[cfg(all(feature = "rt", feature = "io-std"))]
+pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
+pub use take::Take;
+pub use write_ext::AsyncWriteExt;
 
 // Re-export std's types, as tokio does.
 #[doc(no_inline)]

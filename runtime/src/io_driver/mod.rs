@@ -38,6 +38,10 @@ use std::time::Duration;
 
 /// The waker's token (never a slab key: keys use the low bits).
 const WAKE_TOKEN: mio::Token = mio::Token(usize::MAX);
+/// The process-wide signal pipe's token (top bit set: never a slab
+/// token, whose generation bits stop short of it).
+#[cfg(feature = "signal")]
+const SIGNAL_TOKEN: mio::Token = mio::Token(usize::MAX - 1);
 /// Low bits of a token: the slab key.
 const KEY_BITS: u32 = 24;
 const KEY_MASK: usize = (1 << KEY_BITS) - 1;
@@ -59,6 +63,9 @@ pub(crate) struct Handle {
     registrations: Mutex<Registrations>,
     waker: mio::Waker,
     is_shutdown: AtomicBool,
+    /// Whether the signal pipe is registered with this driver's `Poll`.
+    #[cfg(feature = "signal")]
+    signals: std::sync::OnceLock<io::Result<()>>,
 }
 
 struct Registrations {
@@ -87,6 +94,8 @@ impl Driver {
                 }),
                 waker,
                 is_shutdown: AtomicBool::new(false),
+                #[cfg(feature = "signal")]
+                signals: std::sync::OnceLock::new(),
             },
         ))
     }
@@ -99,11 +108,18 @@ impl Driver {
             Err(e) => panic!("unexpected error when polling the I/O driver: {e:?}"),
         }
         self.tick = self.tick.wrapping_add(1);
+        #[cfg(feature = "signal")]
+        let mut signalled = false;
         {
             let regs = handle.registrations.lock();
             for event in self.events.iter() {
                 let token = event.token();
                 if token == WAKE_TOKEN {
+                    continue;
+                }
+                #[cfg(feature = "signal")]
+                if token == SIGNAL_TOKEN {
+                    signalled = true;
                     continue;
                 }
                 if let Some(io) = regs.slab.get(token.0 & KEY_MASK) {
@@ -116,6 +132,10 @@ impl Driver {
         for (io, ready) in self.ready.drain(..) {
             io.set_readiness(self.tick, ready);
             io.wake(ready);
+        }
+        #[cfg(feature = "signal")]
+        if signalled {
+            crate::signal::registry::dispatch();
         }
     }
 
@@ -142,6 +162,23 @@ impl Handle {
 
     pub(crate) fn is_shutdown(&self) -> bool {
         self.is_shutdown.load(SeqCst)
+    }
+
+    /// Registers the process-wide signal pipe with this driver (once; its
+    /// events make `turn` dispatch signals).
+    #[cfg(feature = "signal")]
+    pub(crate) fn enable_signals(&self, fd: std::os::unix::io::RawFd) -> io::Result<()> {
+        self.signals
+            .get_or_init(|| {
+                self.registry.register(
+                    &mut mio::unix::SourceFd(&fd),
+                    SIGNAL_TOKEN,
+                    mio::Interest::READABLE,
+                )
+            })
+            .as_ref()
+            .map(drop)
+            .map_err(|e| io::Error::new(e.kind(), e.to_string()))
     }
 
     /// Registers `source`; returns its readiness record.

@@ -1,0 +1,238 @@
+//! `Blocking<T>`: a `std::io::Read`/`Write` value driven on the blocking
+//! pool, for the standard streams (and the shared `Buf` that `fs::File`
+//! also uses).
+//!
+//! The value moves between two states. `Idle` holds the value and a buffer.
+//! A read with nothing buffered moves both into a `spawn_blocking` closure
+//! that reads up to `MAX_BUF` bytes (`Busy`); the next poll takes them
+//! back with the bytes and copies out. A write copies the caller's bytes
+//! into the buffer, hands buffer and value to a blocking `write_all`, and
+//! reports the bytes as written at once; an error of that background write
+//! comes back from the next write or flush (as a file's delayed write error
+//! does in tokio). `flush` waits for the write in flight, then runs a
+//! blocking `flush`.
+
+use super::ReadBuf;
+#[cfg(feature = "io-std")]
+use crate::task::{JoinHandle, spawn_blocking};
+
+#[cfg(feature = "io-std")]
+use std::future::Future;
+use std::io::{self, Read, Write};
+#[cfg(feature = "io-std")]
+use std::pin::Pin;
+#[cfg(feature = "io-std")]
+use std::task::{Context, Poll, ready};
+
+/// The largest chunk one blocking call reads or writes (tokio's).
+pub(crate) const MAX_BUF: usize = 2 * 1024 * 1024;
+
+/// Bytes between the caller and a blocking call: `buf[pos..]` are the ones
+/// not handed out yet.
+#[derive(Debug, Default)]
+pub(crate) struct Buf {
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Buf {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Moves as much as fits into `dst`; returns how much.
+    pub(crate) fn copy_to(&mut self, dst: &mut ReadBuf<'_>) -> usize {
+        let n = self.len().min(dst.remaining());
+        dst.put_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        if self.pos == self.buf.len() {
+            self.clear();
+        }
+        n
+    }
+
+    /// Takes up to `max` bytes of `src` (the buffer must be empty).
+    pub(crate) fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+        debug_assert!(self.is_empty());
+        let n = src.len().min(max);
+        self.buf.extend_from_slice(&src[..n]);
+        n
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+        self.pos = 0;
+    }
+
+    #[cfg(feature = "fs")]
+    /// Forgets unread bytes, returning how many (a file seek must step
+    /// back over them).
+    pub(crate) fn discard_read(&mut self) -> i64 {
+        let n = self.len() as i64;
+        self.clear();
+        -n
+    }
+
+    /// One blocking read of up to `max` bytes (retrying `Interrupted`).
+    pub(crate) fn read_from<T: Read>(&mut self, rd: &mut T, max: usize) -> io::Result<usize> {
+        debug_assert!(self.is_empty());
+        self.buf.resize(max, 0);
+        let res = loop {
+            match rd.read(&mut self.buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                res => break res,
+            }
+        };
+        self.buf.truncate(*res.as_ref().unwrap_or(&0));
+        res
+    }
+
+    /// Blocking `write_all` of the buffered bytes; the buffer is empty
+    /// afterwards either way.
+    pub(crate) fn write_to<T: Write>(&mut self, wr: &mut T) -> io::Result<()> {
+        let res = wr.write_all(self.bytes());
+        self.clear();
+        res
+    }
+}
+
+/// A `JoinError` of a blocking I/O call (a panic in the std value) as an
+/// `io::Error`.
+pub(crate) fn join_error(e: crate::task::JoinError) -> io::Error {
+    io::Error::other(e)
+}
+
+#[cfg(feature = "io-std")]
+enum State<T> {
+    Idle(Option<Buf>),
+    Busy(JoinHandle<(io::Result<usize>, Buf, T)>),
+}
+
+#[cfg(feature = "io-std")]
+/// A blocking std I/O value, made async by running each call on the
+/// blocking pool.
+pub(crate) struct Blocking<T> {
+    inner: Option<T>,
+    state: State<T>,
+    need_flush: bool,
+}
+
+#[cfg(feature = "io-std")]
+impl<T> std::fmt::Debug for Blocking<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Blocking")
+            .field("busy", &matches!(self.state, State::Busy(_)))
+            .finish()
+    }
+}
+
+#[cfg(feature = "io-std")]
+impl<T: Send + 'static> Blocking<T> {
+    pub(crate) fn new(inner: T) -> Self {
+        Blocking {
+            inner: Some(inner),
+            state: State::Idle(Some(Buf::default())),
+            need_flush: false,
+        }
+    }
+
+    /// Waits for the call in flight (if any) and takes back the value and
+    /// buffer; returns the call's result.
+    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        if let State::Busy(rx) = &mut self.state {
+            let (res, buf, inner) = ready!(Pin::new(rx).poll(cx)).map_err(join_error)?;
+            self.inner = Some(inner);
+            self.state = State::Idle(Some(buf));
+            return Poll::Ready(res);
+        }
+        Poll::Ready(Ok(0))
+    }
+
+    fn idle_parts(&mut self) -> (Buf, T) {
+        let State::Idle(buf) = &mut self.state else {
+            unreachable!("idle_parts while a call is in flight")
+        };
+        let buf = buf.take().expect("Blocking buffer present while idle");
+        let inner = self
+            .inner
+            .take()
+            .expect("Blocking value present while idle");
+        (buf, inner)
+    }
+}
+
+#[cfg(feature = "io-std")]
+impl<T: Read + Send + 'static> Blocking<T> {
+    pub(crate) fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        dst: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        loop {
+            match &mut self.state {
+                State::Idle(Some(buf)) if !buf.is_empty() => {
+                    buf.copy_to(dst);
+                    return Poll::Ready(Ok(()));
+                }
+                State::Idle(_) => {
+                    let (mut buf, mut inner) = self.idle_parts();
+                    let max = dst.remaining().min(MAX_BUF);
+                    self.state = State::Busy(spawn_blocking(move || {
+                        let res = buf.read_from(&mut inner, max);
+                        (res, buf, inner)
+                    }));
+                }
+                State::Busy(_) => {
+                    let res = ready!(self.poll_idle(cx));
+                    if let State::Idle(Some(buf)) = &mut self.state {
+                        buf.copy_to(dst);
+                    }
+                    return Poll::Ready(res.map(drop));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(feature = "io-std")]
+impl<T: Write + Send + 'static> Blocking<T> {
+    pub(crate) fn poll_write(
+        &mut self,
+        cx: &mut Context<'_>,
+        src: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        // A failed earlier write reports here.
+        ready!(self.poll_idle(cx))?;
+        let (mut buf, mut inner) = self.idle_parts();
+        let n = buf.copy_from(src, MAX_BUF);
+        self.state = State::Busy(spawn_blocking(move || {
+            let res = buf.write_to(&mut inner).map(|()| n);
+            (res, buf, inner)
+        }));
+        self.need_flush = true;
+        Poll::Ready(Ok(n))
+    }
+
+    pub(crate) fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            ready!(self.poll_idle(cx))?;
+            if !self.need_flush {
+                return Poll::Ready(Ok(()));
+            }
+            self.need_flush = false;
+            let (buf, mut inner) = self.idle_parts();
+            self.state = State::Busy(spawn_blocking(move || {
+                let res = inner.flush().map(|()| 0);
+                (res, buf, inner)
+            }));
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! `volt::fs`: whole-file helpers, `File` reads/writes/seeks through the
+//! blocking pool, directories, metadata, errors with the OS's codes.
+
+use std::io::{ErrorKind, SeekFrom};
+use std::path::PathBuf;
+use volt::fs::{self, File, OpenOptions};
+use volt::io::{AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufReader};
+
+/// A fresh directory under the temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("volt-fs-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[volt::test]
+async fn whole_file_helpers() {
+    let d = TempDir::new("helpers");
+    let a = d.0.join("a.txt");
+    fs::write(&a, "hello").await.unwrap();
+    assert_eq!(fs::read(&a).await.unwrap(), b"hello");
+    assert_eq!(fs::read_to_string(&a).await.unwrap(), "hello");
+    let b = d.0.join("b.txt");
+    assert_eq!(fs::copy(&a, &b).await.unwrap(), 5);
+    let c = d.0.join("c.txt");
+    fs::rename(&b, &c).await.unwrap();
+    assert!(!fs::try_exists(&b).await.unwrap());
+    assert!(fs::try_exists(&c).await.unwrap());
+    fs::hard_link(&c, d.0.join("h.txt")).await.unwrap();
+    fs::symlink(&c, d.0.join("s.txt")).await.unwrap();
+    assert!(
+        fs::symlink_metadata(d.0.join("s.txt"))
+            .await
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_link(d.0.join("s.txt")).await.unwrap(), c);
+    assert_eq!(fs::metadata(&c).await.unwrap().len(), 5);
+    assert_eq!(
+        fs::canonicalize(&c).await.unwrap(),
+        std::fs::canonicalize(&c).unwrap()
+    );
+    let mut perms = fs::metadata(&c).await.unwrap().permissions();
+    perms.set_readonly(true);
+    fs::set_permissions(&c, perms).await.unwrap();
+    assert!(fs::metadata(&c).await.unwrap().permissions().readonly());
+    fs::remove_file(&a).await.unwrap();
+    assert_eq!(fs::read(&a).await.unwrap_err().kind(), ErrorKind::NotFound);
+}
+
+#[volt::test]
+async fn directories() {
+    let d = TempDir::new("dirs");
+    let deep = d.0.join("x/y/z");
+    fs::create_dir_all(&deep).await.unwrap();
+    assert_eq!(
+        fs::create_dir(&deep).await.unwrap_err().kind(),
+        ErrorKind::AlreadyExists
+    );
+    fs::DirBuilder::new()
+        .recursive(true)
+        .create(d.0.join("p/q"))
+        .await
+        .unwrap();
+    for i in 0..70 {
+        fs::write(d.0.join(format!("f{i}")), [i as u8])
+            .await
+            .unwrap();
+    }
+    let mut names = Vec::new();
+    let mut rd = fs::read_dir(&d.0).await.unwrap();
+    while let Some(e) = rd.next_entry().await.unwrap() {
+        if e.file_type().await.unwrap().is_file() {
+            assert_eq!(e.metadata().await.unwrap().len(), 1);
+        }
+        assert_eq!(e.path(), d.0.join(e.file_name()));
+        names.push(e.file_name().into_string().unwrap());
+    }
+    // 70 files (more than two batches) + "x" + "p".
+    assert_eq!(names.len(), 72);
+    fs::remove_dir(&deep).await.unwrap();
+    assert_eq!(
+        fs::remove_dir(d.0.join("x")).await.unwrap_err().kind(),
+        ErrorKind::DirectoryNotEmpty
+    );
+    fs::remove_dir_all(d.0.join("x")).await.unwrap();
+    assert!(!fs::try_exists(d.0.join("x")).await.unwrap());
+}
+
+#[volt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_write_read_seek() {
+    let d = TempDir::new("file");
+    let p = d.0.join("data.bin");
+    let mut f = File::create(&p).await.unwrap();
+    let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+    f.write_all(&data).await.unwrap();
+    f.flush().await.unwrap();
+    f.sync_all().await.unwrap();
+    assert_eq!(f.metadata().await.unwrap().len(), data.len() as u64);
+    drop(f);
+
+    let mut f = File::open(&p).await.unwrap();
+    let mut got = Vec::new();
+    f.read_to_end(&mut got).await.unwrap();
+    assert_eq!(got, data);
+
+    // Seek after a partial (read-ahead) read lands where the caller is.
+    let mut f = BufReader::new(File::open(&p).await.unwrap());
+    let mut first = [0u8; 10];
+    f.read_exact(&mut first).await.unwrap();
+    let mut inner = f.into_inner();
+    assert_eq!(inner.seek(SeekFrom::Start(1000)).await.unwrap(), 1000);
+    let mut b = [0u8; 4];
+    inner.read_exact(&mut b).await.unwrap();
+    assert_eq!(&b, &data[1000..1004]);
+    // Current-relative seek accounts for bytes read ahead but not used.
+    let pos = inner.seek(SeekFrom::Current(0)).await.unwrap();
+    assert_eq!(pos, 1004);
+}
+
+#[volt::test]
+async fn write_after_partial_read_writes_at_the_cursor() {
+    let d = TempDir::new("rw");
+    let p = d.0.join("rw.txt");
+    fs::write(&p, "0123456789").await.unwrap();
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&p)
+        .await
+        .unwrap();
+    let mut two = [0u8; 2];
+    f.read_exact(&mut two).await.unwrap();
+    f.write_all(b"AB").await.unwrap();
+    f.flush().await.unwrap();
+    drop(f);
+    assert_eq!(fs::read_to_string(&p).await.unwrap(), "01AB456789");
+}
+
+#[volt::test]
+async fn open_options_and_set_len() {
+    let d = TempDir::new("opts");
+    let p = d.0.join("o.txt");
+    let f = File::create_new(&p).await.unwrap();
+    assert_eq!(
+        File::create_new(&p).await.unwrap_err().kind(),
+        ErrorKind::AlreadyExists
+    );
+    f.set_len(100).await.unwrap();
+    assert_eq!(f.metadata().await.unwrap().len(), 100);
+    drop(f);
+    let mut f = OpenOptions::new().append(true).open(&p).await.unwrap();
+    f.write_all(b"tail").await.unwrap();
+    f.flush().await.unwrap();
+    assert_eq!(fs::metadata(&p).await.unwrap().len(), 104);
+    let std = f.into_std().await;
+    assert_eq!(std.metadata().unwrap().len(), 104);
+    assert_eq!(
+        File::open(d.0.join("missing")).await.unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+}
+
+#[volt::test]
+async fn lines_of_a_file() {
+    let d = TempDir::new("lines");
+    let p = d.0.join("l.txt");
+    fs::write(&p, "a\nb\nc\n").await.unwrap();
+    let mut lines = BufReader::new(File::open(&p).await.unwrap()).lines();
+    let mut all = Vec::new();
+    while let Some(l) = lines.next_line().await.unwrap() {
+        all.push(l);
+    }
+    assert_eq!(all, ["a", "b", "c"]);
+}

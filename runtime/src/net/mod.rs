@@ -6,17 +6,24 @@
 //! * [`TcpListener`] and [`TcpStream`] provide functionality for
 //!   communication over TCP.
 //! * [`UdpSocket`] provides functionality for communication over UDP.
+//! * [`UnixStream`], [`UnixListener`] and [`UnixDatagram`] are the same
+//!   over Unix domain sockets.
 //! * [`lookup_host`] resolves a host name on the blocking pool.
 //!
 //! Every socket registers with the runtime's I/O driver; readers and
 //! writers wait for readiness of their own direction only.
 
 mod addr;
+mod common;
 pub mod tcp;
 mod udp;
+#[cfg(unix)]
+pub mod unix;
 
 pub use addr::{ToSocketAddrs, lookup_host};
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
+#[cfg(unix)]
+pub use unix::{UnixDatagram, UnixListener, UnixStream};
 
 pub(crate) use addr::to_socket_addrs;

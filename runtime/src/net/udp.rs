@@ -1,10 +1,9 @@
 //! `UdpSocket`.
 
-use crate::io::{Interest, ReadBuf, Ready};
+use crate::io::{Interest, ReadBuf};
 use crate::io_driver::{Direction, PollEvented};
 use crate::net::{ToSocketAddrs, to_socket_addrs};
 
-use std::fmt;
 use std::io;
 use std::net::{self, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::task::{Context, Poll, ready};
@@ -140,110 +139,6 @@ impl UdpSocket {
         }))
     }
 
-    /// Waits for any of the requested ready states.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe. Once a readiness event occurs, the
-    /// method will continue to return immediately until the readiness event
-    /// is consumed by an attempt to read or write that fails with
-    /// `WouldBlock` or `Poll::Pending`.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
-    }
-
-    /// Waits for the socket to become writable.
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`ready`](Self::ready).
-    pub async fn writable(&self) -> io::Result<()> {
-        self.ready(Interest::WRITABLE).await?;
-        Ok(())
-    }
-
-    /// Polls for write/send readiness.
-    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
-    }
-
-    /// Sends data on the socket to the remote address that the socket is
-    /// connected to.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe. If `send` is used as the event in a
-    /// `select!` statement and some other branch completes first, then it
-    /// is guaranteed that the message was not sent.
-    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.async_io(Interest::WRITABLE, || self.io.send(buf))
-            .await
-    }
-
-    /// Attempts to send data on the socket to the remote address to which
-    /// it was previously `connect`ed.
-    pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io
-            .registration()
-            .poll_io(cx, Direction::Write, || self.io.send(buf))
-    }
-
-    /// Tries to send data on the socket to the remote address to which it
-    /// is connected, without waiting.
-    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.send(buf))
-    }
-
-    /// Waits for the socket to become readable.
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`ready`](Self::ready).
-    pub async fn readable(&self) -> io::Result<()> {
-        self.ready(Interest::READABLE).await?;
-        Ok(())
-    }
-
-    /// Polls for read/receive readiness.
-    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
-    }
-
-    /// Receives a single datagram message on the socket from the remote
-    /// address to which it is connected. On success, returns the number of
-    /// bytes read.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe. If `recv` is used as the event in a
-    /// `select!` statement and some other branch completes first, it is
-    /// guaranteed that no messages were received on this socket.
-    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.async_io(Interest::READABLE, || self.io.recv(buf))
-            .await
-    }
-
-    /// Attempts to receive a single datagram message on the socket from
-    /// the remote address to which it is `connect`ed.
-    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let n = ready!(self.io.registration().poll_io(cx, Direction::Read, || {
-            self.io.recv(buf.initialize_unfilled())
-        }))?;
-        buf.advance(n);
-        Poll::Ready(Ok(()))
-    }
-
-    /// Tries to receive a single datagram message on the socket from the
-    /// remote address to which it is connected, without waiting.
-    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.recv(buf))
-    }
-
     /// Sends data on the socket to the given address. On success, returns
     /// the number of bytes written.
     ///
@@ -343,26 +238,6 @@ impl UdpSocket {
             .await
     }
 
-    /// Tries to read or write from the socket using a user-provided IO
-    /// operation (see [`TcpStream::try_io`](crate::net::TcpStream::try_io)).
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
-    }
-
-    /// Reads or writes from the socket using a user-provided IO operation,
-    /// waiting for readiness and retrying on `WouldBlock`.
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
-    }
-
     /// Gets the value of the `SO_BROADCAST` option for this socket.
     pub fn broadcast(&self) -> io::Result<bool> {
         self.io.broadcast()
@@ -432,11 +307,6 @@ impl UdpSocket {
     pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
         self.io.leave_multicast_v6(multiaddr, interface)
     }
-
-    /// Returns the value of the `SO_ERROR` option.
-    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
-        self.io.take_error()
-    }
 }
 
 impl TryFrom<std::net::UdpSocket> for UdpSocket {
@@ -451,25 +321,5 @@ impl TryFrom<std::net::UdpSocket> for UdpSocket {
     }
 }
 
-impl fmt::Debug for UdpSocket {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (*self.io).fmt(f)
-    }
-}
-
-impl std::os::unix::io::AsRawFd for UdpSocket {
-    fn as_raw_fd(&self) -> std::os::unix::io::RawFd {
-        std::os::unix::io::AsRawFd::as_raw_fd(&*self.io)
-    }
-}
-
-impl std::os::unix::io::AsFd for UdpSocket {
-    fn as_fd(&self) -> std::os::unix::io::BorrowedFd<'_> {
-        // SAFETY: the fd stays open as long as `self` (it owns it).
-        unsafe {
-            std::os::unix::io::BorrowedFd::borrow_raw(std::os::unix::io::AsRawFd::as_raw_fd(
-                &*self.io,
-            ))
-        }
-    }
-}
+crate::net::common::datagram_io_methods!(UdpSocket);
+crate::net::common::fd_impls!(UdpSocket);

@@ -3,7 +3,6 @@
 use crate::io_driver::{Direction, PollEvented};
 use crate::net::{TcpStream, ToSocketAddrs, to_socket_addrs};
 
-use std::fmt;
 use std::io;
 use std::net::{self, SocketAddr};
 use std::task::{Context, Poll, ready};
@@ -82,7 +81,7 @@ impl TcpListener {
     }
 
     #[track_caller]
-    fn new(listener: mio::net::TcpListener) -> io::Result<TcpListener> {
+    pub(crate) fn new(listener: mio::net::TcpListener) -> io::Result<TcpListener> {
         let io = PollEvented::new(listener)?;
         Ok(TcpListener { io })
     }
@@ -197,25 +196,4 @@ impl TryFrom<net::TcpListener> for TcpListener {
     }
 }
 
-impl fmt::Debug for TcpListener {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (*self.io).fmt(f)
-    }
-}
-
-impl std::os::unix::io::AsRawFd for TcpListener {
-    fn as_raw_fd(&self) -> std::os::unix::io::RawFd {
-        std::os::unix::io::AsRawFd::as_raw_fd(&*self.io)
-    }
-}
-
-impl std::os::unix::io::AsFd for TcpListener {
-    fn as_fd(&self) -> std::os::unix::io::BorrowedFd<'_> {
-        // SAFETY: the fd stays open as long as `self` (it owns it).
-        unsafe {
-            std::os::unix::io::BorrowedFd::borrow_raw(std::os::unix::io::AsRawFd::as_raw_fd(
-                &*self.io,
-            ))
-        }
-    }
-}
+crate::net::common::fd_impls!(TcpListener);

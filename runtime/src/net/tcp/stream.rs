@@ -4,9 +4,8 @@ use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use crate::io_driver::PollEvented;
 use crate::net::{ToSocketAddrs, to_socket_addrs};
 
-use std::fmt;
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr};
+use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -15,7 +14,7 @@ use std::task::{Context, Poll, ready};
 /// A TCP stream can either be created by connecting to an endpoint, via
 /// the [`connect`] method, or by [accepting] a connection from a
 /// [listener]. A TCP stream can also be created via the [`TcpSocket`]
-/// type (not yet in volt).
+/// type.
 ///
 /// Reading and writing to a `TcpStream` is usually done using the
 /// convenience methods found on the `AsyncReadExt` and `AsyncWriteExt`
@@ -24,7 +23,7 @@ use std::task::{Context, Poll, ready};
 /// [`connect`]: method@TcpStream::connect
 /// [accepting]: method@crate::net::TcpListener::accept
 /// [listener]: struct@crate::net::TcpListener
-/// [`TcpSocket`]: https://docs.rs/tokio/latest/tokio/net/struct.TcpSocket.html
+/// [`TcpSocket`]: crate::net::TcpSocket
 ///
 /// # Examples
 ///
@@ -174,136 +173,6 @@ impl TcpStream {
         }
     }
 
-    /// Waits for any of the requested ready states.
-    ///
-    /// This function is usually paired with `try_read()` or `try_write()`.
-    /// It can be used to concurrently read / write to the same socket on a
-    /// single task without splitting the socket.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe. Once a readiness event occurs, the
-    /// method will continue to return immediately until the readiness event
-    /// is consumed by an attempt to read or write that fails with
-    /// `WouldBlock` or `Poll::Pending`.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
-    }
-
-    /// Waits for the socket to become readable.
-    ///
-    /// This function is equivalent to `ready(Interest::READABLE)` and is
-    /// usually paired with `try_read()`.
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`ready`](Self::ready).
-    pub async fn readable(&self) -> io::Result<()> {
-        self.ready(Interest::READABLE).await?;
-        Ok(())
-    }
-
-    /// Polls for read readiness.
-    ///
-    /// If the tcp stream is not currently ready for reading, this method
-    /// will store a clone of the `Waker` from the provided `Context`. When
-    /// the tcp stream becomes ready for reading, `Waker::wake` will be
-    /// called on the waker.
-    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
-    }
-
-    /// Tries to read data from the stream into the provided buffer,
-    /// returning how many bytes were read.
-    ///
-    /// Receives any pending data from the socket but does not wait for new
-    /// data to arrive. On success, returns the number of bytes read.
-    /// Because `try_read()` is non-blocking, the buffer does not have to be
-    /// stored by the async task and can exist entirely on the stack.
-    ///
-    /// If data is not yet available, `Err(io::ErrorKind::WouldBlock)` is
-    /// returned (and the readiness cleared): wait with `readable()`.
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || (&*self.io).read(buf))
-    }
-
-    /// Tries to read data from the stream into the provided buffers,
-    /// returning how many bytes were read.
-    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || (&*self.io).read_vectored(bufs))
-    }
-
-    /// Waits for the socket to become writable.
-    ///
-    /// This function is equivalent to `ready(Interest::WRITABLE)` and is
-    /// usually paired with `try_write()`.
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`ready`](Self::ready).
-    pub async fn writable(&self) -> io::Result<()> {
-        self.ready(Interest::WRITABLE).await?;
-        Ok(())
-    }
-
-    /// Polls for write readiness (see [`poll_read_ready`]).
-    ///
-    /// [`poll_read_ready`]: Self::poll_read_ready
-    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
-    }
-
-    /// Try to write a buffer to the stream, returning how many bytes were
-    /// written.
-    ///
-    /// The function will attempt to write the entire contents of `buf`,
-    /// but only part of the buffer may be written. If the stream is not
-    /// ready to write data, `Err(io::ErrorKind::WouldBlock)` is returned.
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || (&*self.io).write(buf))
-    }
-
-    /// Tries to write several buffers to the stream, returning how many
-    /// bytes were written.
-    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || (&*self.io).write_vectored(bufs))
-    }
-
-    /// Tries to read or write from the socket using a user-provided IO
-    /// operation.
-    ///
-    /// If the socket is ready, the provided closure is called. The closure
-    /// should attempt to perform IO operation on the socket by manually
-    /// calling the appropriate syscall. If the operation fails because the
-    /// socket is not actually ready, then the closure should return a
-    /// `WouldBlock` error and the readiness flag is cleared.
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
-    }
-
-    /// Reads or writes from the socket using a user-provided IO operation,
-    /// waiting for readiness and retrying on `WouldBlock`.
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
-    }
-
     /// Receives data on the socket from the remote address to which it is
     /// connected, without removing that data from the queue. On success,
     /// returns the number of bytes peeked.
@@ -314,11 +183,6 @@ impl TcpStream {
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.async_io(Interest::READABLE, || self.io.peek(buf))
             .await
-    }
-
-    /// Shuts down the read, write, or both halves of this connection.
-    pub(crate) fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        self.io.shutdown(how)
     }
 
     /// Gets the value of the `TCP_NODELAY` option on this socket.
@@ -333,6 +197,29 @@ impl TcpStream {
     /// a small amount of data.
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
         self.io.set_nodelay(nodelay)
+    }
+
+    /// Reads the linger duration for this socket (`SO_LINGER`).
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        socket2::SockRef::from(self).linger()
+    }
+
+    /// Sets the linger duration of this socket (`SO_LINGER`).
+    ///
+    /// With a non-zero duration, dropping the stream blocks the thread
+    /// until the data is sent or the duration passes, which is why tokio
+    /// deprecates it; use [`set_zero_linger`](Self::set_zero_linger) for
+    /// an abortive close.
+    #[deprecated = "`SO_LINGER` causes the socket to block the thread on drop"]
+    pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
+        socket2::SockRef::from(self).set_linger(dur)
+    }
+
+    /// Sets a linger duration of zero (`SO_LINGER`): dropping the stream
+    /// aborts the connection with a `RST` instead of the `FIN` handshake,
+    /// discarding unsent data, and skips `TIME_WAIT`.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        socket2::SockRef::from(self).set_linger(Some(std::time::Duration::ZERO))
     }
 
     /// Gets the value of the `IP_TTL` option for this socket.
@@ -358,97 +245,4 @@ impl TryFrom<std::net::TcpStream> for TcpStream {
     }
 }
 
-impl TcpStream {
-    /// The read path shared with the split halves.
-    pub(super) fn poll_read_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    /// The write path shared with the split halves.
-    pub(super) fn poll_write_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    pub(super) fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
-    }
-}
-
-impl AsyncRead for TcpStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.poll_read_priv(cx, buf)
-    }
-}
-
-impl AsyncWrite for TcpStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
-    }
-
-    #[inline]
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // TCP flush is a no-op.
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.shutdown_std(Shutdown::Write)?;
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl fmt::Debug for TcpStream {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (*self.io).fmt(f)
-    }
-}
-
-impl std::os::unix::io::AsRawFd for TcpStream {
-    fn as_raw_fd(&self) -> std::os::unix::io::RawFd {
-        std::os::unix::io::AsRawFd::as_raw_fd(&*self.io)
-    }
-}
-
-impl std::os::unix::io::AsFd for TcpStream {
-    fn as_fd(&self) -> std::os::unix::io::BorrowedFd<'_> {
-        // SAFETY: the fd stays open as long as `self` (it owns it).
-        unsafe {
-            std::os::unix::io::BorrowedFd::borrow_raw(std::os::unix::io::AsRawFd::as_raw_fd(
-                &*self.io,
-            ))
-        }
-    }
-}
+crate::net::common::stream_io_methods!(TcpStream);

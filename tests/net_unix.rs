@@ -1,0 +1,210 @@
+//! Unix domain sockets (`UnixListener`, `UnixStream` with its halves,
+//! `UnixDatagram`, `SocketAddr`, `UCred`) and `TcpSocket`.
+
+use std::path::PathBuf;
+use volt::io::{AsyncReadExt, AsyncWriteExt};
+use volt::net::unix::{self, UCred};
+use volt::net::{TcpSocket, TcpStream, UnixDatagram, UnixListener, UnixStream};
+
+fn sock_path(name: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("volt-uds-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+#[volt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listener_accepts_and_echoes() {
+    let path = sock_path("echo");
+    let listener = UnixListener::bind(&path).unwrap();
+    assert_eq!(
+        listener.local_addr().unwrap().as_pathname(),
+        Some(path.as_path())
+    );
+    let server = volt::spawn(async move {
+        for _ in 0..3 {
+            let (mut s, addr) = listener.accept().await.unwrap();
+            assert!(addr.is_unnamed());
+            volt::spawn(async move {
+                let (mut r, mut w) = s.split();
+                volt::io::copy(&mut r, &mut w).await.unwrap();
+            });
+        }
+    });
+    for i in 0..3u8 {
+        let mut c = UnixStream::connect(&path).await.unwrap();
+        assert_eq!(c.peer_addr().unwrap().as_pathname(), Some(path.as_path()));
+        c.write_all(&[i; 1000]).await.unwrap();
+        c.shutdown().await.unwrap();
+        let mut got = Vec::new();
+        c.read_to_end(&mut got).await.unwrap();
+        assert_eq!(got, vec![i; 1000]);
+    }
+    server.await.unwrap();
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[volt::test]
+async fn connect_to_missing_path_fails_with_os_error() {
+    let err = UnixStream::connect(sock_path("missing")).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+}
+
+#[volt::test]
+async fn pair_into_split_and_reunite() {
+    let (a, mut b) = UnixStream::pair().unwrap();
+    let (mut r, mut w) = a.into_split();
+    w.write_all(b"x").await.unwrap();
+    let mut one = [0u8; 1];
+    b.read_exact(&mut one).await.unwrap();
+    b.write_all(b"y").await.unwrap();
+    r.read_exact(&mut one).await.unwrap();
+    assert_eq!(&one, b"y");
+    let a = r.reunite(w).unwrap();
+    // Reuniting unrelated halves gives them back.
+    let (r2, _w2) = b.into_split();
+    let (_r3, w3) = a.into_split();
+    let err = r2.reunite(w3).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tried to reunite halves that are not from the same socket"
+    );
+}
+
+#[volt::test]
+async fn owned_write_half_drop_shuts_down_write() {
+    let (a, mut b) = UnixStream::pair().unwrap();
+    let (_r, w) = a.into_split();
+    drop(w);
+    let mut buf = Vec::new();
+    assert_eq!(b.read_to_end(&mut buf).await.unwrap(), 0);
+}
+
+#[volt::test]
+async fn try_read_write_and_readiness() {
+    let (a, b) = UnixStream::pair().unwrap();
+    a.writable().await.unwrap();
+    assert_eq!(a.try_write(b"hello").unwrap(), 5);
+    b.readable().await.unwrap();
+    let mut buf = [0u8; 16];
+    assert_eq!(b.try_read(&mut buf).unwrap(), 5);
+    assert_eq!(
+        b.try_read(&mut buf).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock
+    );
+}
+
+#[volt::test]
+async fn peer_cred_is_our_process() {
+    let (a, _b) = UnixStream::pair().unwrap();
+    let cred: UCred = a.peer_cred().unwrap();
+    assert_eq!(cred.pid(), Some(std::process::id() as i32));
+    let _: unix::uid_t = cred.uid();
+    let _: unix::gid_t = cred.gid();
+}
+
+#[volt::test]
+async fn std_round_trip() {
+    let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+    a.set_nonblocking(true).unwrap();
+    let mut a = UnixStream::from_std(a).unwrap();
+    a.write_all(b"z").await.unwrap();
+    let mut buf = [0u8; 1];
+    std::io::Read::read_exact(&mut &b, &mut buf).unwrap();
+    assert_eq!(&buf, b"z");
+    let a = a.into_std().unwrap();
+    drop(a);
+}
+
+#[volt::test]
+async fn datagrams_between_bound_sockets() {
+    let (pa, pb) = (sock_path("dga"), sock_path("dgb"));
+    let a = UnixDatagram::bind(&pa).unwrap();
+    let b = UnixDatagram::bind(&pb).unwrap();
+    assert_eq!(a.send_to(b"one", &pb).await.unwrap(), 3);
+    let mut buf = [0u8; 16];
+    let (n, from) = b.recv_from(&mut buf).await.unwrap();
+    assert_eq!(
+        (&buf[..n], from.as_pathname()),
+        (&b"one"[..], Some(pa.as_path()))
+    );
+    b.connect(&pa).unwrap();
+    b.send(b"two").await.unwrap();
+    let n = a.recv(&mut buf).await.unwrap();
+    assert_eq!(&buf[..n], b"two");
+    assert_eq!(
+        a.try_recv(&mut buf).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock
+    );
+    let (p, q) = UnixDatagram::pair().unwrap();
+    p.send(b"pair").await.unwrap();
+    let n = q.recv(&mut buf).await.unwrap();
+    assert_eq!(&buf[..n], b"pair");
+    assert!(
+        UnixDatagram::unbound()
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .is_unnamed()
+    );
+    let _ = std::fs::remove_file(&pa);
+    let _ = std::fs::remove_file(&pb);
+}
+
+#[volt::test]
+async fn tcp_socket_bind_listen_connect() {
+    let s = TcpSocket::new_v4().unwrap();
+    s.set_reuseaddr(true).unwrap();
+    assert!(s.reuseaddr().unwrap());
+    s.set_reuseport(true).unwrap();
+    s.set_recv_buffer_size(64 * 1024).unwrap();
+    assert!(s.recv_buffer_size().unwrap() > 0);
+    s.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = s.local_addr().unwrap();
+    let listener = s.listen(16).unwrap();
+    assert_eq!(listener.local_addr().unwrap(), addr);
+
+    let c = TcpSocket::new_v4().unwrap();
+    c.set_nodelay(true).unwrap();
+    c.set_keepalive(true).unwrap();
+    assert!(c.keepalive().unwrap());
+    c.set_zero_linger().unwrap();
+    assert_eq!(c.linger().unwrap(), Some(std::time::Duration::ZERO));
+    let mut stream = c.connect(addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    stream.write_all(b"hi").await.unwrap();
+    let mut buf = [0u8; 2];
+    server.read_exact(&mut buf).await.unwrap();
+    assert_eq!(&buf, b"hi");
+    assert!(stream.nodelay().unwrap());
+}
+
+#[volt::test]
+async fn tcp_socket_connect_refused_is_an_error() {
+    // Bind a port, then close it: nobody listens there.
+    let addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let err = TcpSocket::new_v4()
+        .unwrap()
+        .connect(addr)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::ConnectionRefused);
+}
+
+#[volt::test]
+async fn zero_linger_resets_the_peer() {
+    let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = TcpStream::connect(addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    client.set_zero_linger().unwrap();
+    assert_eq!(client.linger().unwrap(), Some(std::time::Duration::ZERO));
+    drop(client);
+    let mut buf = [0u8; 8];
+    let err = server.read(&mut buf).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::ConnectionReset);
+}

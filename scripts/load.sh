@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Loads the example servers with their real, unmodified clients on
+# 127.0.0.1 and prints volt's numbers next to the same server on tokio.
+#
+#   bash scripts/load.sh            # 10 s per wrk run, 200k redis requests
+#   bash scripts/load.sh --quick    # 3 s / 50k: a smoke run
+#   bash scripts/load.sh --abuse    # also: 10,000 idle connections and a
+#                                   # client that stops reading, during load
+#
+# The tokio twin of each example is the example itself with `volt`
+# replaced by `tokio` (sed), built in target/tokio-twins against the same
+# Cargo.lock: the migration story, run in reverse.
+#
+# Needs wrk and redis-benchmark (Debian: apt-get install wrk redis-tools).
+# Not part of the test run: it takes a couple of minutes and two free
+# ports ranges (18xxx, 16xxx).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DUR=10
+REQS=200000
+ABUSE=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) DUR=3; REQS=50000 ;;
+    --abuse) ABUSE=1 ;;
+    *) echo "unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+for tool in wrk redis-benchmark; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk redis-tools)" >&2; exit 1; }
+done
+
+echo "== building (release)"
+cargo build -q --release --example http_hello --example mini_redis --example hyper_server
+
+TWINS=target/tokio-twins
+mkdir -p "$TWINS/src/bin"
+cat > "$TWINS/Cargo.toml" <<'TOML'
+[package]
+name = "tokio-twins"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+tokio = { version = "1.54", features = ["full"] }
+hyper = { version = "1", features = ["server", "http1"] }
+http-body-util = "0.1"
+
+[profile.release]
+debug = false
+TOML
+cp Cargo.lock "$TWINS/Cargo.lock"
+for ex in http_hello mini_redis hyper_server; do
+  sed 's/volt/tokio/g' "examples/$ex.rs" > "$TWINS/src/bin/$ex.rs"
+done
+(cd "$TWINS" && cargo build -q --release)
+
+VOLT_BIN=target/release/examples
+TOKIO_BIN=$TWINS/target/release
+
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+start() { # bin addr
+  "$1" "$2" >/dev/null &
+  PIDS+=($!)
+  local port=${2##*:}
+  for _ in $(seq 100); do
+    (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "server $1 did not start" >&2; exit 1
+}
+stop() { kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'; }
+
+wrk_rps() { # url
+  wrk -t2 -c64 -d"${DUR}s" "$1" | awk '/Requests\/sec/ {print $2}'
+}
+
+redis_rps() { # port -> "ping set get incr" rps
+  redis-benchmark -p "$1" -t ping,set,get,incr -n "$REQS" -c 50 -q --csv 2>/dev/null |
+    awk -F'","' 'NR > 1 { gsub(/"/, "", $2); printf "%s ", $2 }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
+
+printf '\n%-28s %14s %14s %8s\n' "benchmark" "volt" "tokio" "ratio"
+row() { printf '%-28s %14s %14s %8s\n' "$1" "$2" "$3" "$(ratio "$2" "$3")"; }
+
+for ex in http_hello hyper_server; do
+  start "$VOLT_BIN/$ex" 127.0.0.1:18080; v=$(wrk_rps http://127.0.0.1:18080/); stop
+  start "$TOKIO_BIN/$ex" 127.0.0.1:18081; t=$(wrk_rps http://127.0.0.1:18081/); stop
+  row "$ex wrk req/s" "$v" "$t"
+done
+
+start "$VOLT_BIN/mini_redis" 127.0.0.1:16380; read -r -a v <<< "$(redis_rps 16380)"; stop
+start "$TOKIO_BIN/mini_redis" 127.0.0.1:16381; read -r -a t <<< "$(redis_rps 16381)"; stop
+names=(PING_INLINE PING_MBULK SET GET INCR)
+for i in "${!names[@]}"; do
+  row "mini_redis ${names[$i]} req/s" "${v[$i]:-0}" "${t[$i]:-0}"
+done
+
+if [ "$ABUSE" = 1 ]; then
+  echo
+  echo "== abuse: 10,000 idle connections + a client that stops reading, during wrk"
+  # Each side of the 10,000 connections is its own process, so the hard
+  # limit (often 20,000 or more) is enough for both.
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  echo "(fd limit per process: $(ulimit -n))"
+  for side in volt tokio; do
+    bin=$VOLT_BIN; [ "$side" = tokio ] && bin=$TOKIO_BIN
+    start "$bin/http_hello" 127.0.0.1:18082
+    pid=${PIDS[-1]}
+    ready=$(mktemp)
+    python3 - 127.0.0.1 18082 10000 "$ready" <<'PY' &
+import socket, sys, time
+host, port, n, ready = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+idle = []
+try:
+    for _ in range(n):
+        s = socket.socket(); s.connect((host, port)); idle.append(s)
+except OSError as e:
+    print(f"idle connections stopped at {len(idle)}: {e}", file=sys.stderr)
+# A client that sends many pipelined requests and never reads the answers.
+slow = socket.socket(); slow.connect((host, port))
+slow.setblocking(False)
+req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" * 1000
+try:
+    for _ in range(1000):
+        slow.send(req)
+except BlockingIOError:
+    pass
+with open(ready, "w") as f:
+    f.write(str(len(idle)))
+time.sleep(60)
+PY
+    abusers=$!
+    for _ in $(seq 600); do [ -s "$ready" ] && break; sleep 0.1; done
+    echo "$side: $(cat "$ready") idle connections open, one client not reading"
+    rm -f "$ready"
+    rss_before=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+    r=$(wrk_rps http://127.0.0.1:18082/)
+    rss_after=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+    printf '%-6s wrk req/s with abusers: %s   RSS: %s kB -> %s kB\n' "$side" "$r" "$rss_before" "$rss_after"
+    kill "$abusers" 2>/dev/null || true
+    stop
+  done
+fi

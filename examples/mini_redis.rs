@@ -27,14 +27,20 @@ const SHARDS: usize = 16;
 const MAX_BULK: usize = 512 * 1024 * 1024;
 const MAX_ARRAY: usize = 1024 * 1024;
 
+/// One shard of the key space.
+type Shard = Mutex<HashMap<Vec<u8>, Vec<u8>>>;
+
+/// A parsed command: its arguments and how many bytes it took.
+type Command = (Vec<Vec<u8>>, usize);
+
 /// The shared key space.
 #[derive(Clone, Default, Debug)]
 pub struct Db {
-    shards: Arc<[Mutex<HashMap<Vec<u8>, Vec<u8>>>; SHARDS]>,
+    shards: Arc<[Shard; SHARDS]>,
 }
 
 impl Db {
-    fn shard(&self, key: &[u8]) -> &Mutex<HashMap<Vec<u8>, Vec<u8>>> {
+    fn shard(&self, key: &[u8]) -> &Shard {
         // FNV-1a: cheap and good enough to spread keys.
         let mut h: u64 = 0xcbf29ce484222325;
         for &b in key {
@@ -230,7 +236,7 @@ fn error(out: &mut Vec<u8>, msg: &str) {
 /// One command from the front of `buf`: `Ok(None)` if incomplete, else
 /// the arguments and the bytes used. RESP arrays of bulk strings, or an
 /// inline command (space-separated words on one line).
-pub fn parse_command(buf: &[u8]) -> Result<Option<(Vec<Vec<u8>>, usize)>, &'static str> {
+pub fn parse_command(buf: &[u8]) -> Result<Option<Command>, &'static str> {
     let Some(&first) = buf.first() else {
         return Ok(None);
     };

@@ -130,9 +130,8 @@ async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible
 }
 
 fn main() -> std::io::Result<()> {
-    let addr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:3000".to_string());
+    // Usage: hyper_server [ADDR] [--seconds N]
+    let (addr, limit) = args("127.0.0.1:3000");
     let rt = volt::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -142,8 +141,36 @@ fn main() -> std::io::Result<()> {
             "hyper_server listening on http://{}",
             listener.local_addr()?
         );
-        serve(listener).await
+        // Serve until Ctrl-C, or for a bounded time.
+        volt::select! {
+            res = serve(listener) => res,
+            _ = volt::signal::ctrl_c() => Ok(()),
+            _ = volt::time::sleep(limit) => {
+                println!("served for {limit:?}; exiting (--seconds N to change)");
+                Ok(())
+            }
+        }
     })
+}
+
+/// `[ADDR] [--seconds N]` from the command line (defaults: `default`,
+/// 600 s).
+fn args(default: &str) -> (String, std::time::Duration) {
+    let mut addr = default.to_string();
+    let mut secs = 600;
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--seconds" => {
+                secs = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--seconds takes a whole number")
+            }
+            _ => addr = arg,
+        }
+    }
+    (addr, std::time::Duration::from_secs(secs))
 }
 
 /// Accepts connections forever; hyper drives each on its own task.

@@ -284,3 +284,26 @@ async fn copy_bidirectional_proxies_tcp() {
     drop(client);
     assert_eq!(proxied.await.unwrap(), (200_000, 200_000));
 }
+
+#[volt::test]
+async fn buffered_seeks_account_for_buffers() {
+    use volt::io::BufWriter;
+    // BufReader: Current is relative to the logical position.
+    let mut r = BufReader::with_capacity(8, Cursor::new(b"0123456789abcdef".to_vec()));
+    let mut two = [0u8; 2];
+    r.read_exact(&mut two).await.unwrap();
+    assert_eq!(&two, b"01");
+    assert_eq!(r.seek(SeekFrom::Current(1)).await.unwrap(), 3);
+    r.read_exact(&mut two).await.unwrap();
+    assert_eq!(&two, b"34");
+    assert_eq!(r.seek(SeekFrom::End(-2)).await.unwrap(), 14);
+    r.read_exact(&mut two).await.unwrap();
+    assert_eq!(&two, b"ef");
+    // BufWriter: buffered bytes are flushed before the seek.
+    let mut w = BufWriter::new(Cursor::new(vec![0u8; 8]));
+    w.write_all(b"ab").await.unwrap();
+    assert_eq!(w.seek(SeekFrom::Start(6)).await.unwrap(), 6);
+    w.write_all(b"yz").await.unwrap();
+    w.flush().await.unwrap();
+    assert_eq!(w.get_ref().get_ref(), b"ab\0\0\0\0yz");
+}

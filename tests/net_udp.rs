@@ -111,3 +111,37 @@ async fn options_and_std_round_trip() {
     let s = UdpSocket::try_from(std_s).unwrap();
     assert!(s.take_error().unwrap().is_none());
 }
+
+#[volt::test]
+async fn peeks_and_buf_receives() {
+    let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let a_addr = a.local_addr().unwrap();
+    assert_eq!(
+        b.try_peek_sender().unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock
+    );
+    a.send_to(b"first", b.local_addr().unwrap()).await.unwrap();
+    a.send_to(b"second", b.local_addr().unwrap()).await.unwrap();
+    // The sender of the next datagram, without consuming it.
+    assert_eq!(b.peek_sender().await.unwrap(), a_addr);
+    let mut buf = [0u8; 16];
+    let (n, from) = b.try_peek_from(&mut buf).unwrap();
+    assert_eq!((&buf[..n], from), (&b"first"[..], a_addr));
+    // Now take it, into a BufMut.
+    let mut v = Vec::with_capacity(32);
+    let (n, from) = b.recv_buf_from(&mut v).await.unwrap();
+    assert_eq!((n, from, &v[..]), (5, a_addr, &b"first"[..]));
+    b.connect(a_addr).await.unwrap();
+    let mut v = Vec::with_capacity(32);
+    b.readable().await.unwrap();
+    assert_eq!(b.try_recv_buf(&mut v).unwrap(), 6);
+    assert_eq!(v, b"second");
+    a.connect(b.local_addr().unwrap()).await.unwrap();
+    a.send(b"third").await.unwrap();
+    let mut v = Vec::with_capacity(32);
+    assert_eq!(b.recv_buf(&mut v).await.unwrap(), 5);
+    assert_eq!(v, b"third");
+    a.set_tos_v4(0x10).unwrap();
+    assert_eq!(a.tos_v4().unwrap(), 0x10);
+}

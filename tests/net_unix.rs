@@ -208,3 +208,39 @@ async fn zero_linger_resets_the_peer() {
     let err = server.read(&mut buf).await.unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::ConnectionReset);
 }
+
+#[volt::test]
+async fn abstract_addresses_and_try_read_buf() {
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("volt-abstract-{}", std::process::id());
+    let std_addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let addr = unix::SocketAddr::from(std_addr);
+    let listener = UnixListener::bind_addr(&addr).unwrap();
+    assert_eq!(
+        listener.local_addr().unwrap().as_abstract_name(),
+        Some(name.as_bytes())
+    );
+    let client = UnixStream::connect_addr(&addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    server.write_all(b"abc").await.unwrap();
+    client.readable().await.unwrap();
+    let mut v = Vec::with_capacity(8);
+    assert_eq!(client.try_read_buf(&mut v).unwrap(), 3);
+    assert_eq!(v, b"abc");
+}
+
+#[volt::test]
+async fn tcp_quickack_and_try_read_buf() {
+    let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let client = TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    client.set_quickack(true).unwrap();
+    let _ = client.quickack().unwrap();
+    server.write_all(b"xyz").await.unwrap();
+    client.readable().await.unwrap();
+    let mut v = Vec::with_capacity(8);
+    assert_eq!(client.try_read_buf(&mut v).unwrap(), 3);
+    assert_eq!(v, b"xyz");
+}

@@ -1,9 +1,9 @@
 //! `BufReader`: adds buffering to any reader.
 
-use super::{AsyncBufRead, AsyncRead, AsyncWrite, ReadBuf};
+use super::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use pin_project_lite::pin_project;
-use std::io::{self, IoSlice};
+use std::io::{self, IoSlice, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::{cmp, fmt};
@@ -198,5 +198,30 @@ impl<R: fmt::Debug> fmt::Debug for BufReader<R> {
                 &format_args!("{}/{}", self.cap - self.pos, self.buf.len()),
             )
             .finish()
+    }
+}
+
+/// Seeking discards the buffer; `SeekFrom::Current` is relative to the
+/// reader's logical position (the buffered bytes not yet consumed are
+/// accounted for), as tokio's.
+impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
+    fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
+        let me = self.project();
+        let pos = match pos {
+            SeekFrom::Current(n) => {
+                let remainder = (*me.cap - *me.pos) as i64;
+                SeekFrom::Current(n.checked_sub(remainder).ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "seek offset overflows i64")
+                })?)
+            }
+            other => other,
+        };
+        *me.pos = 0;
+        *me.cap = 0;
+        me.inner.start_seek(pos)
+    }
+
+    fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        self.project().inner.poll_complete(cx)
     }
 }

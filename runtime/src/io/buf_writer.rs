@@ -1,11 +1,11 @@
 //! `BufWriter`: buffers small writes into large ones.
 
 use super::buf_reader::DEFAULT_BUF_SIZE;
-use super::{AsyncBufRead, AsyncRead, AsyncWrite, ReadBuf};
+use super::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use pin_project_lite::pin_project;
 use std::fmt;
-use std::io::{self, IoSlice};
+use std::io::{self, IoSlice, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -46,6 +46,8 @@ pin_project! {
         inner: W,
         buf: Vec<u8>,
         written: usize,
+        // A seek waiting for the buffer to be flushed first.
+        seek_state: Option<SeekFrom>,
     }
 }
 
@@ -62,6 +64,7 @@ impl<W: AsyncWrite> BufWriter<W> {
             inner,
             buf: Vec::with_capacity(cap),
             written: 0,
+            seek_state: None,
         }
     }
 
@@ -209,5 +212,24 @@ impl<W: fmt::Debug> fmt::Debug for BufWriter<W> {
             )
             .field("written", &self.written)
             .finish()
+    }
+}
+
+/// Seeking flushes the buffer first (in `poll_complete`), then seeks the
+/// inner writer.
+impl<W: AsyncWrite + AsyncSeek> AsyncSeek for BufWriter<W> {
+    fn start_seek(self: Pin<&mut Self>, pos: SeekFrom) -> io::Result<()> {
+        *self.project().seek_state = Some(pos);
+        Ok(())
+    }
+
+    fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        if let Some(pos) = self.seek_state {
+            ready!(self.as_mut().flush_buf(cx))?;
+            let me = self.as_mut().project();
+            *me.seek_state = None;
+            me.inner.start_seek(pos)?;
+        }
+        self.project().inner.poll_complete(cx)
     }
 }

@@ -85,6 +85,26 @@ macro_rules! stream_io_methods {
                     .try_io(Interest::READABLE, || (&*self.io).read_vectored(bufs))
             }
 
+            /// Tries to read data from the stream into the spare capacity
+            /// of `buf`, advancing it; returns how many bytes were read
+            /// (`WouldBlock` if none are ready).
+            pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+                use std::io::Read;
+                self.io.registration().try_io(Interest::READABLE, || {
+                    let dst = buf.chunk_mut();
+                    // SAFETY: the socket's `read` is the `read(2)` syscall,
+                    // which only writes into the buffer.
+                    let dst = unsafe {
+                        &mut *(dst.as_uninit_slice_mut() as *mut [std::mem::MaybeUninit<u8>]
+                            as *mut [u8])
+                    };
+                    let n = (&*self.io).read(dst)?;
+                    // SAFETY: the kernel initialized the first `n` bytes.
+                    unsafe { buf.advance_mut(n) };
+                    Ok(n)
+                })
+            }
+
             /// Waits for the socket to become writable.
             ///
             /// This function is equivalent to `ready(Interest::WRITABLE)`
@@ -605,8 +625,80 @@ macro_rules! fd_impls {
 pub(crate) use fd_impls;
 
 macro_rules! datagram_io_methods {
-    ($t:ident) => {
+    ($t:ident, $addr:ty, $wrap:expr) => {
         impl $t {
+            /// Receives a single datagram from the connected peer into the
+            /// spare capacity of `buf`, advancing it; returns its length.
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: if cancelled, no datagram was received.
+            pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> std::io::Result<usize> {
+                self.io
+                    .registration()
+                    .async_io(crate::io::Interest::READABLE, || {
+                        crate::net::common::recv_into(buf, |dst| self.io.recv(dst))
+                    })
+                    .await
+            }
+
+            /// Tries to receive a single datagram from the connected peer
+            /// into `buf` without waiting (`WouldBlock` if none).
+            pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> std::io::Result<usize> {
+                self.io
+                    .registration()
+                    .try_io(crate::io::Interest::READABLE, || {
+                        crate::net::common::recv_into(buf, |dst| self.io.recv(dst))
+                    })
+            }
+
+            /// Receives a single datagram into the spare capacity of `buf`;
+            /// returns its length and the sender's address.
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel safe: if cancelled, no datagram was received.
+            pub async fn recv_buf_from<B: bytes::BufMut>(
+                &self,
+                buf: &mut B,
+            ) -> std::io::Result<(usize, $addr)> {
+                let mut from = None;
+                let n = self
+                    .io
+                    .registration()
+                    .async_io(crate::io::Interest::READABLE, || {
+                        crate::net::common::recv_into(buf, |dst| {
+                            let (n, a) = self.io.recv_from(dst)?;
+                            from = Some(a);
+                            Ok(n)
+                        })
+                    })
+                    .await?;
+                #[allow(clippy::redundant_closure_call)]
+                Ok((n, ($wrap)(from.expect("recv_from gave an address"))))
+            }
+
+            /// Tries to receive a single datagram into `buf` without
+            /// waiting; returns its length and the sender's address.
+            pub fn try_recv_buf_from<B: bytes::BufMut>(
+                &self,
+                buf: &mut B,
+            ) -> std::io::Result<(usize, $addr)> {
+                let mut from = None;
+                let n = self
+                    .io
+                    .registration()
+                    .try_io(crate::io::Interest::READABLE, || {
+                        crate::net::common::recv_into(buf, |dst| {
+                            let (n, a) = self.io.recv_from(dst)?;
+                            from = Some(a);
+                            Ok(n)
+                        })
+                    })?;
+                #[allow(clippy::redundant_closure_call)]
+                Ok((n, ($wrap)(from.expect("recv_from gave an address"))))
+            }
+
             /// Waits for any of the requested ready states.
             ///
             /// # Cancel safety
@@ -759,3 +851,21 @@ macro_rules! datagram_io_methods {
 }
 
 pub(crate) use datagram_io_methods;
+
+/// Runs a receive syscall into the spare capacity of `buf` and advances it
+/// by what was received.
+pub(crate) fn recv_into<B: bytes::BufMut>(
+    buf: &mut B,
+    recv: impl FnOnce(&mut [u8]) -> std::io::Result<usize>,
+) -> std::io::Result<usize> {
+    let dst = buf.chunk_mut();
+    // SAFETY: `recv` is a socket receive syscall (`recv`/`recvfrom`), which
+    // only writes into the buffer.
+    let dst = unsafe {
+        &mut *(dst.as_uninit_slice_mut() as *mut [std::mem::MaybeUninit<u8>] as *mut [u8])
+    };
+    let n = recv(dst)?;
+    // SAFETY: the kernel initialized the first `n` bytes.
+    unsafe { buf.advance_mut(n) };
+    Ok(n)
+}

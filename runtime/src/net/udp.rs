@@ -238,6 +238,125 @@ impl UdpSocket {
             .await
     }
 
+    /// Receives a datagram from the connected peer without removing it
+    /// from the queue (`Pending` until one arrives).
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let n = ready!(self.io.registration().poll_io(cx, Direction::Read, || {
+            self.io.peek(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+
+    /// Tries to peek at a datagram from the connected peer without
+    /// waiting (`WouldBlock` if none).
+    pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || self.io.peek(buf))
+    }
+
+    /// Receives a datagram without removing it from the queue; returns
+    /// the sender's address (`Pending` until one arrives).
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let (n, addr) = ready!(self.io.registration().poll_io(cx, Direction::Read, || {
+            self.io.peek_from(buf.initialize_unfilled())
+        }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(addr))
+    }
+
+    /// Tries to peek at a datagram without waiting; returns its length and
+    /// sender.
+    pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || self.io.peek_from(buf))
+    }
+
+    /// Returns the address of the sender of the next datagram, without
+    /// removing it from the queue (and without copying its payload).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: nothing is consumed.
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        self.async_io(Interest::READABLE, || self.peek_sender_inner())
+            .await
+    }
+
+    /// Polls for the address of the sender of the next datagram (see
+    /// [`peek_sender`](Self::peek_sender)).
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.io
+            .registration()
+            .poll_io(cx, Direction::Read, || self.peek_sender_inner())
+    }
+
+    /// Tries to return the address of the sender of the next datagram
+    /// without waiting (`WouldBlock` if none).
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || self.peek_sender_inner())
+    }
+
+    fn peek_sender_inner(&self) -> io::Result<SocketAddr> {
+        socket2::SockRef::from(self)
+            .peek_sender()?
+            .as_socket()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid address family"))
+    }
+
+    /// Gets the value of the `IP_TOS` option for this socket.
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        socket2::SockRef::from(self).tos_v4()
+    }
+
+    /// Gets the value of the `IP_TOS` option for this socket.
+    #[deprecated = "use `tos_v4()`"]
+    pub fn tos(&self) -> io::Result<u32> {
+        self.tos_v4()
+    }
+
+    /// Sets the value for the `IP_TOS` option on this socket.
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        socket2::SockRef::from(self).set_tos_v4(tos)
+    }
+
+    /// Sets the value for the `IP_TOS` option on this socket.
+    #[deprecated = "use `set_tos_v4()`"]
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        self.set_tos_v4(tos)
+    }
+
+    /// Gets the value of the `IPV6_TCLASS` option for this socket.
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        socket2::SockRef::from(self).tclass_v6()
+    }
+
+    /// Sets the value for the `IPV6_TCLASS` option on this socket.
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        socket2::SockRef::from(self).set_tclass_v6(tclass)
+    }
+
+    /// Gets the value for the `SO_BINDTODEVICE` option on this socket.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        socket2::SockRef::from(self).device()
+    }
+
+    /// Sets the value for the `SO_BINDTODEVICE` option on this socket
+    /// (`None` removes the binding).
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        socket2::SockRef::from(self).bind_device(interface)
+    }
+
     /// Gets the value of the `SO_BROADCAST` option for this socket.
     pub fn broadcast(&self) -> io::Result<bool> {
         self.io.broadcast()
@@ -321,5 +440,5 @@ impl TryFrom<std::net::UdpSocket> for UdpSocket {
     }
 }
 
-crate::net::common::datagram_io_methods!(UdpSocket);
+crate::net::common::datagram_io_methods!(UdpSocket, SocketAddr, |a| a);
 crate::net::common::fd_impls!(UdpSocket);

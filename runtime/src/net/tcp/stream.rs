@@ -222,6 +222,30 @@ impl TcpStream {
         socket2::SockRef::from(self).set_linger(Some(std::time::Duration::ZERO))
     }
 
+    /// Gets the value of the `TCP_QUICKACK` option on this socket.
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "fuchsia",
+        target_os = "cygwin"
+    ))]
+    pub fn quickack(&self) -> io::Result<bool> {
+        socket2::SockRef::from(self).tcp_quickack()
+    }
+
+    /// Enables or disables `TCP_QUICKACK` (send ACKs at once rather than
+    /// delaying them; the kernel may reset it, so it is often set after
+    /// each read).
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "fuchsia",
+        target_os = "cygwin"
+    ))]
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        socket2::SockRef::from(self).set_tcp_quickack(quickack)
+    }
+
     /// Gets the value of the `IP_TTL` option for this socket.
     pub fn ttl(&self) -> io::Result<u32> {
         self.io.ttl()

@@ -191,7 +191,7 @@ impl UnixDatagram {
     }
 }
 
-crate::net::common::datagram_io_methods!(UnixDatagram);
+crate::net::common::datagram_io_methods!(UnixDatagram, SocketAddr, SocketAddr);
 crate::net::common::fd_impls!(UnixDatagram);
 
 impl TryFrom<std::os::unix::net::UnixDatagram> for UnixDatagram {

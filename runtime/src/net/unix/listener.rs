@@ -47,6 +47,20 @@ impl UnixListener {
         Ok(UnixListener { io })
     }
 
+    /// Creates a new `UnixListener` bound to `addr` (which may be an
+    /// abstract-namespace address on Linux).
+    ///
+    /// # Panics
+    ///
+    /// This function panics if it is not called from within a runtime with
+    /// IO enabled.
+    #[track_caller]
+    pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixListener> {
+        let listener = mio::net::UnixListener::bind_addr(&addr.0)?;
+        let io = PollEvented::new(listener)?;
+        Ok(UnixListener { io })
+    }
+
     /// Creates new `UnixListener` from a
     /// `std::os::unix::net::UnixListener` (which must be in non-blocking
     /// mode).

@@ -49,10 +49,20 @@ impl UnixStream {
     /// specified, associating the returned stream with the default event
     /// loop's handle.
     pub async fn connect<P: AsRef<Path>>(path: P) -> io::Result<UnixStream> {
-        let stream = mio::net::UnixStream::connect(path)?;
+        UnixStream::connected(mio::net::UnixStream::connect(path)?).await
+    }
+
+    /// Connects to the socket at `addr` (which may be an abstract-namespace
+    /// address on Linux).
+    pub async fn connect_addr(addr: &SocketAddr) -> io::Result<UnixStream> {
+        UnixStream::connected(mio::net::UnixStream::connect_addr(&addr.0)?).await
+    }
+
+    /// Registers a connecting socket and waits for the connect to finish
+    /// (a connect to a listening socket completes at once or is in
+    /// progress; either way writability reports the outcome).
+    async fn connected(stream: mio::net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::new(stream)?;
-        // A connect to a listening socket completes at once or is
-        // in progress; either way writability reports the outcome.
         std::future::poll_fn(|cx| stream.io.registration().poll_write_ready(cx)).await?;
         if let Some(e) = stream.io.take_error()? {
             return Err(e);

@@ -18,7 +18,8 @@ fn pair() -> (UnixStream, UnixStream) {
 #[volt::test]
 async fn readable_after_the_peer_writes() {
     let (a, mut b) = pair();
-    let fd = AsyncFd::new(a).unwrap();
+    // SAFETY: `a` owns its descriptor for as long as the `AsyncFd` owns `a`.
+    let fd = unsafe { AsyncFd::register(a) }.unwrap();
     let reader = volt::spawn(async move {
         loop {
             let mut guard = fd.readable().await.unwrap();
@@ -48,7 +49,9 @@ async fn a_waiting_writer_is_not_woken_by_readability() {
         }
     }
     let fd = std::sync::Arc::new(
-        AsyncFd::with_interest(a, Interest::READABLE | Interest::WRITABLE).unwrap(),
+        // SAFETY: `a` owns its descriptor for as long as the `AsyncFd` owns `a`.
+        unsafe { AsyncFd::register_with_interest(a, Interest::READABLE | Interest::WRITABLE) }
+            .unwrap(),
     );
     // Counts the writer task's polls: a wake-up by readability would poll
     // it again (and find it still not writable).
@@ -95,7 +98,8 @@ async fn a_waiting_writer_is_not_woken_by_readability() {
 #[volt::test]
 async fn async_io_retries_until_ready_and_into_inner_gives_back() {
     let (a, mut b) = pair();
-    let fd = AsyncFd::new(a).unwrap();
+    // SAFETY: `a` owns its descriptor for as long as the `AsyncFd` owns `a`.
+    let fd = unsafe { AsyncFd::register(a) }.unwrap();
     let t = volt::spawn(async move {
         let mut buf = [0u8; 4];
         let n = fd
@@ -112,14 +116,26 @@ async fn async_io_retries_until_ready_and_into_inner_gives_back() {
 }
 
 #[volt::test]
-async fn try_new_gives_the_object_back_on_error() {
+async fn register_gives_the_object_back_on_error() {
     // A regular file cannot be registered with epoll.
     let f = std::fs::File::open("/dev/null").unwrap();
-    match AsyncFd::try_new(f) {
+    // SAFETY: `f` owns its descriptor for as long as the `AsyncFd` owns it.
+    match unsafe { AsyncFd::register(f) } {
         Ok(_) => {} // some kernels accept it; nothing to check then
         Err(e) => {
             let (_file, err) = e.into_parts();
             assert!(err.raw_os_error().is_some());
         }
     }
+}
+
+#[volt::test]
+#[allow(deprecated)]
+async fn deprecated_constructors_still_work_as_in_tokio() {
+    let (a, _b) = pair();
+    let fd = AsyncFd::new(a).unwrap();
+    let _ = fd.writable().await.unwrap();
+    let (c, _d) = pair();
+    let fd: Result<AsyncFd<_>, volt::io::unix::AsyncFdTryNewError<_>> = AsyncFd::try_new(c);
+    assert!(fd.is_ok());
 }

@@ -42,7 +42,9 @@ use std::task::{Context, Poll, ready};
 /// # async fn dox() -> std::io::Result<()> {
 /// let (a, _b) = UnixStream::pair()?;
 /// a.set_nonblocking(true)?;
-/// let fd = AsyncFd::new(a)?;
+/// // SAFETY: `a` owns its descriptor, which stays open while the
+/// // `AsyncFd` owns `a`.
+/// let fd = unsafe { AsyncFd::register(a)? };
 /// let _guard = fd.writable().await?;
 /// # Ok(())
 /// # }
@@ -78,45 +80,50 @@ pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
 #[derive(Debug)]
 pub struct TryIoError(());
 
-/// Error returned by [`try_new`] or [`try_with_interest`]: the registration
-/// failed, and the object is given back.
+/// Error returned by [`register`] or [`register_with_interest`]: the
+/// registration failed, and the object is given back.
 ///
-/// [`try_new`]: AsyncFd::try_new
-/// [`try_with_interest`]: AsyncFd::try_with_interest
-pub struct AsyncFdTryNewError<T> {
+/// [`register`]: AsyncFd::register
+/// [`register_with_interest`]: AsyncFd::register_with_interest
+pub struct AsyncFdRegisterError<T> {
     inner: T,
     cause: io::Error,
 }
 
-impl<T> AsyncFdTryNewError<T> {
-    /// Returns the original object passed to [`AsyncFd::try_new`] or
-    /// [`AsyncFd::try_with_interest`] alongside the error that caused
+/// Deprecated. Use [`AsyncFdRegisterError`] instead.
+#[doc(hidden)]
+#[deprecated(note = "use `AsyncFdRegisterError` instead")]
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> AsyncFdRegisterError<T> {
+    /// Returns the original object passed to [`AsyncFd::register`] or
+    /// [`AsyncFd::register_with_interest`] alongside the error that caused
     /// these functions to fail.
     pub fn into_parts(self) -> (T, io::Error) {
         (self.inner, self.cause)
     }
 }
 
-impl<T> fmt::Display for AsyncFdTryNewError<T> {
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.cause, f)
     }
 }
 
-impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.cause, f)
     }
 }
 
-impl<T> Error for AsyncFdTryNewError<T> {
+impl<T> Error for AsyncFdRegisterError<T> {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&self.cause)
     }
 }
 
-impl<T> From<AsyncFdTryNewError<T>> for io::Error {
-    fn from(value: AsyncFdTryNewError<T>) -> Self {
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
+    fn from(value: AsyncFdRegisterError<T>) -> Self {
         value.cause
     }
 }
@@ -125,65 +132,98 @@ const ALL_INTEREST: Interest = Interest::READABLE.add(Interest::WRITABLE);
 
 impl<T: AsRawFd> AsyncFd<T> {
     /// Creates an `AsyncFd` backed by (and taking ownership of) an object
-    /// implementing `AsRawFd`. The backing file descriptor is cached at
-    /// the time of creation.
+    /// implementing [`AsRawFd`], registered for readability and
+    /// writability. On failure, the object is given back inside the error.
     ///
-    /// Only configures the `Interest::READABLE` and `Interest::WRITABLE`
-    /// interests. For more control, use [`AsyncFd::with_interest`].
+    /// # Safety
+    ///
+    /// The file descriptor returned by `inner.as_raw_fd()` must be a
+    /// valid, open file descriptor, and it must remain open and refer to
+    /// the same underlying file description for the entire lifetime of the
+    /// `AsyncFd` (until it is dropped, `into_inner` is called, or it is
+    /// forgotten); every call to `inner.as_raw_fd()` while owned by this
+    /// `AsyncFd` must return that same descriptor. (tokio 1.54 made this
+    /// constructor `unsafe` for I/O safety; volt follows.)
     ///
     /// # Panics
     ///
     /// This function panics if there is no current reactor set, or if the
     /// `rt` feature flag is not enabled.
     #[track_caller]
-    pub fn new(inner: T) -> io::Result<Self>
-    where
-        T: AsRawFd,
-    {
-        Self::with_interest(inner, ALL_INTEREST)
-    }
-
-    /// Creates an `AsyncFd` backed by (and taking ownership of) an object
-    /// implementing `AsRawFd`, with a particular `Interest`.
-    ///
-    /// # Panics
-    ///
-    /// This function panics if there is no current reactor set.
-    #[track_caller]
-    pub fn with_interest(inner: T, interest: Interest) -> io::Result<Self>
-    where
-        T: AsRawFd,
-    {
-        Self::try_with_interest(inner, interest).map_err(Into::into)
-    }
-
-    /// Creates an `AsyncFd` backed by (and taking ownership of) an object
-    /// implementing [`AsRawFd`]. On failure, the object is given back
-    /// inside the error.
-    #[track_caller]
-    pub fn try_new(inner: T) -> Result<Self, AsyncFdTryNewError<T>>
-    where
-        T: AsRawFd,
-    {
-        Self::try_with_interest(inner, ALL_INTEREST)
+    pub unsafe fn register(inner: T) -> Result<Self, AsyncFdRegisterError<T>> {
+        // SAFETY: forwarded; the caller upholds the contract.
+        unsafe { Self::register_with_interest(inner, ALL_INTEREST) }
     }
 
     /// Creates an `AsyncFd` backed by (and taking ownership of) an object
     /// implementing [`AsRawFd`], with a particular [`Interest`]. On
     /// failure, the object is given back inside the error.
+    ///
+    /// # Safety
+    ///
+    /// As [`register`](AsyncFd::register).
+    ///
+    /// # Panics
+    ///
+    /// This function panics if there is no current reactor set.
     #[track_caller]
-    pub fn try_with_interest(inner: T, interest: Interest) -> Result<Self, AsyncFdTryNewError<T>>
-    where
-        T: AsRawFd,
-    {
+    pub unsafe fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<Self, AsyncFdRegisterError<T>> {
         let fd = inner.as_raw_fd();
         match Registration::new_with_interest(&mut mio::unix::SourceFd(&fd), interest) {
             Ok(registration) => Ok(AsyncFd {
                 registration,
                 inner: Some(inner),
             }),
-            Err(cause) => Err(AsyncFdTryNewError { inner, cause }),
+            Err(cause) => Err(AsyncFdRegisterError { inner, cause }),
         }
+    }
+
+    /// Creates an `AsyncFd` registered for readability and writability.
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn new(inner: T) -> io::Result<Self> {
+        // SAFETY: not guaranteed: this is the deprecated, unchecked API,
+        // kept for compatibility exactly as tokio keeps it.
+        unsafe { Ok(Self::register(inner)?) }
+    }
+
+    /// Creates an `AsyncFd` with a particular [`Interest`].
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register_with_interest` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn with_interest(inner: T, interest: Interest) -> io::Result<Self> {
+        // SAFETY: not guaranteed: the deprecated, unchecked API (as tokio).
+        unsafe { Ok(Self::register_with_interest(inner, interest)?) }
+    }
+
+    /// Creates an `AsyncFd`, giving the object back on failure.
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn try_new(inner: T) -> Result<Self, AsyncFdRegisterError<T>> {
+        // SAFETY: not guaranteed: the deprecated, unchecked API (as tokio).
+        unsafe { Self::register(inner) }
+    }
+
+    /// Creates an `AsyncFd` with a particular [`Interest`], giving the
+    /// object back on failure.
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register_with_interest` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn try_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<Self, AsyncFdRegisterError<T>> {
+        // SAFETY: not guaranteed: the deprecated, unchecked API (as tokio).
+        unsafe { Self::register_with_interest(inner, interest) }
     }
 
     /// Returns a shared reference to the backing object of this

@@ -32,10 +32,10 @@ pub(super) enum ExitWatch {
 impl ExitWatch {
     pub(super) fn new(pid: u32) -> io::Result<ExitWatch> {
         if let Some(fd) = pidfd_open(pid) {
-            return Ok(ExitWatch::Pidfd(AsyncFd::with_interest(
-                fd,
-                crate::io::Interest::READABLE,
-            )?));
+            // SAFETY: `fd` is an `OwnedFd`: its descriptor stays open, and
+            // the same, for as long as the `AsyncFd` owns it.
+            let fd = unsafe { AsyncFd::register_with_interest(fd, crate::io::Interest::READABLE) }?;
+            return Ok(ExitWatch::Pidfd(fd));
         }
         Ok(ExitWatch::Sigchld(signal(SignalKind::child())?))
     }

@@ -1,5 +1,5 @@
 //! Unix domain socket utility types: the split halves of a
-//! [`UnixStream`](crate::net::UnixStream), [`SocketAddr`], [`UCred`].
+//! [`UnixStream`], [`SocketAddr`], [`UCred`].
 
 mod addr;
 mod datagram;

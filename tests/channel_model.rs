@@ -79,7 +79,10 @@ impl<T> Pending<T> {
         let wakes = self.woken.count();
         let res = poll_with(self.fut.as_mut(), &self.waker);
         if res.is_ready() && !first {
-            assert!(wakes > self.seen_wakes, "a future completed without being woken");
+            assert!(
+                wakes > self.seen_wakes,
+                "a future completed without being woken"
+            );
         }
         self.seen_wakes = wakes;
         res
@@ -110,7 +113,9 @@ impl Chan for Mpmc {
     }
     fn try_recv(&self) -> Result<u32, bool> {
         use volt::channel::TryRecvError;
-        self.1.try_recv().map_err(|e| matches!(e, TryRecvError::Closed))
+        self.1
+            .try_recv()
+            .map_err(|e| matches!(e, TryRecvError::Closed))
     }
     fn send(&self, v: u32) -> Fut<Result<(), u32>> {
         let tx = self.0.clone();
@@ -153,7 +158,8 @@ impl Chan for Mpsc {
     fn try_recv(&self) -> Result<u32, bool> {
         use volt::sync::mpsc::error::TryRecvError;
         let mut rx = self.1.try_lock().expect("no recv future pending");
-        rx.try_recv().map_err(|e| matches!(e, TryRecvError::Disconnected))
+        rx.try_recv()
+            .map_err(|e| matches!(e, TryRecvError::Disconnected))
     }
     fn send(&self, v: u32) -> Fut<Result<(), u32>> {
         let tx = self.0.clone();
@@ -205,7 +211,11 @@ impl<C: Chan> Harness<C> {
     }
 
     fn received(&mut self, v: u32) {
-        assert_eq!(Some(v), self.model.pop_front(), "received out of order or twice");
+        assert_eq!(
+            Some(v),
+            self.model.pop_front(),
+            "received out of order or twice"
+        );
     }
 
     fn step(&mut self, op: &Op) {
@@ -339,7 +349,10 @@ impl<C: Chan> Harness<C> {
         // channel, no sender on one with room, nobody on a closed one
         // (receivers only once it is drained).
         if !self.model.is_empty() {
-            assert!(self.recvs.is_empty(), "a receiver waits while values are queued");
+            assert!(
+                self.recvs.is_empty(),
+                "a receiver waits while values are queued"
+            );
         }
         if !self.full() {
             assert!(self.sends.is_empty(), "a sender waits while there is room");

@@ -175,14 +175,16 @@ impl<T: Future> CoreStage<T> {
     unsafe fn set_stage(&self, id: Id, stage: Stage<T>) {
         // The old stage's destructor may look at `task::id()`.
         let _guard = TaskIdGuard::enter(id);
-        // Move the old stage out before dropping it: if its destructor
-        // panics, the cell already holds the new stage and nothing is
-        // dropped twice.
+        // Assign in place: the old stage (a pinned future) is dropped where
+        // it lives, never moved first. Moving it out before dropping it
+        // would break `Pin`'s drop guarantee: an intrusive entry (a timer,
+        // a semaphore waiter) unlinks itself by its address, and a moved
+        // copy unlinks nothing, leaving a dangling node in the list. Panic
+        // safety comes from assignment's drop-and-replace semantics: if the
+        // old value's destructor panics, the new value is still written
+        // during unwinding, so nothing is dropped twice.
         // SAFETY: exclusive access (caller's contract).
-        let old = self
-            .stage
-            .with_mut(|ptr| unsafe { std::mem::replace(&mut *ptr, stage) });
-        drop(old);
+        self.stage.with_mut(|ptr| unsafe { *ptr = stage });
     }
 }
 

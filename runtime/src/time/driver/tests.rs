@@ -186,3 +186,24 @@ fn shutdown_fires_everything_and_refuses_new_entries() {
     // SAFETY: pinned.
     assert_eq!(unsafe { h.file(0, ptr(&late), 5000) }, Filed::Fired);
 }
+
+#[test]
+fn polling_to_the_end_of_time_hands_out_entries_of_every_level() {
+    for when in [
+        1u64,
+        63,
+        64,
+        5000,
+        300_000,
+        3_600_000,
+        MAX_DURATION,
+        MAX_DURATION * 3,
+    ] {
+        let mut wheel = Wheel::new();
+        let e = entry();
+        // SAFETY: pinned, unlinked, outlives the wheel's use.
+        unsafe { wheel.insert(ptr(&e), when).unwrap() };
+        assert_eq!(wheel.poll(u64::MAX), Some(ptr(&e)), "when = {when}");
+        assert_eq!(wheel.poll(u64::MAX), None);
+    }
+}

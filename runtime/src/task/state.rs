@@ -582,7 +582,9 @@ mod tests {
     #[test]
     fn join_handle_fast_drop_only_from_initial_state() {
         let s = State::new();
-        assert!(s.drop_join_handle_fast().is_ok());
+        // A weak CAS may fail spuriously (Miri makes it do so): the caller
+        // then takes the slow path, so only eventual success is required.
+        assert!((0..100).any(|_| s.drop_join_handle_fast().is_ok()));
         assert!(!s.load().is_join_interested());
         assert_eq!(s.load().ref_count(), 2);
         let s = State::new();

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Runs every side-by-side benchmark and writes BENCHMARKS.md, the SVG chart
+of the ratios (benches/ratios.svg) and the README's benchmark section.
+
+    python3 scripts/bench_report.py            # 3 runs of each bench, medians
+    python3 scripts/bench_report.py --quick    # 1 short run: a smoke test
+    python3 scripts/bench_report.py --runs 5 --benches sync,channel
+
+Every criterion group holds a `volt` function and one or more competitors
+(`tokio`, `async-channel`, `flume`, `kanal`, ...); the ratio is the
+competitor's median time over volt's (above 1: volt is faster). The report
+keeps the median ratio over the runs and lists every run's, because one
+run on a small VM swings by 25%. The `memory` bench's printed heap counts
+and the `time` bench's printed 100k-sleeper lines are copied verbatim.
+
+The README's section between `<!-- bench:start -->` and `<!-- bench:end -->`
+is replaced with the generated table, so the numbers there are never typed
+by hand. Hand-written analysis lives in benches/NOTES.md and is appended to
+BENCHMARKS.md as is.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CRITERION = os.path.join(ROOT, "target", "criterion")
+ALL_BENCHES = ["runtime", "sync", "channel", "time", "net"]
+
+
+def run(cmd, capture=False):
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    res = subprocess.run(cmd, cwd=ROOT, text=True, capture_output=capture)
+    if res.returncode != 0:
+        if capture:
+            sys.stderr.write(res.stdout + res.stderr)
+        sys.exit(f"command failed ({res.returncode}): {' '.join(cmd)}")
+    return res.stdout if capture else ""
+
+
+def ratios_since(start):
+    """(group, competitor) -> ratio for every group criterion wrote after
+    `start` (so groups of other benches, left from older runs, are
+    ignored)."""
+    out = {}
+    if not os.path.isdir(CRITERION):
+        return out
+    for group in sorted(os.listdir(CRITERION)):
+        gdir = os.path.join(CRITERION, group)
+        vfile = os.path.join(gdir, "volt", "new", "estimates.json")
+        if not os.path.exists(vfile) or os.path.getmtime(vfile) < start:
+            continue
+        volt = json.load(open(vfile))["median"]["point_estimate"]
+        for other in sorted(os.listdir(gdir)):
+            ofile = os.path.join(gdir, other, "new", "estimates.json")
+            if other in ("volt", "report") or not os.path.exists(ofile):
+                continue
+            o = json.load(open(ofile))["median"]["point_estimate"]
+            out[(group, other)] = o / volt
+    return out
+
+
+def machine():
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f", {int(line.split()[1]) / 1024 / 1024:.0f} GiB RAM"
+                break
+    except OSError:
+        pass
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{os.cpu_count()} CPUs ({cpu}){mem}, {platform.system()} {platform.release()}, {rustc}"
+
+
+def svg(rows, path):
+    """Horizontal bars of the median ratios, with a line at 1.0."""
+    bar_h, gap, label_w, chart_w = 18, 6, 330, 420
+    top = 30
+    height = top + len(rows) * (bar_h + gap) + 30
+    max_r = max([r for _, _, r, _ in rows] + [2.0])
+    scale = chart_w / max_r
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + chart_w + 70}" '
+        f'height="{height}" font-family="sans-serif" font-size="12">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{label_w}" y="18" font-weight="bold">volt speed-up (competitor time / volt time; '
+        f'right of the line: volt faster)</text>',
+    ]
+    for i, (group, other, r, _) in enumerate(rows):
+        y = top + i * (bar_h + gap)
+        color = "#2e7d32" if r >= 1.0 else "#c62828"
+        parts.append(
+            f'<text x="{label_w - 6}" y="{y + bar_h - 5}" text-anchor="end">{group} vs {other}</text>'
+        )
+        parts.append(
+            f'<rect x="{label_w}" y="{y}" width="{max(r * scale, 1):.1f}" height="{bar_h}" fill="{color}"/>'
+        )
+        parts.append(f'<text x="{label_w + r * scale + 4:.1f}" y="{y + bar_h - 5}">{r:.2f}x</text>')
+    x1 = label_w + scale
+    parts.append(
+        f'<line x1="{x1:.1f}" y1="{top - 4}" x2="{x1:.1f}" y2="{height - 24}" '
+        'stroke="black" stroke-dasharray="4,3"/>'
+    )
+    parts.append(f'<text x="{x1:.1f}" y="{height - 10}" text-anchor="middle">1.0</text>')
+    parts.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+def table(rows):
+    lines = ["| benchmark | vs | median ratio | runs |", "| --- | --- | --- | --- |"]
+    for group, other, r, runs in rows:
+        lines.append(f"| `{group}` | {other} | {r:.2f}x | {' '.join(f'{x:.2f}' for x in runs)} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="one short run of each bench (smoke test)")
+    ap.add_argument("--runs", type=int, help="runs per bench (default 3, 1 with --quick)")
+    ap.add_argument("--benches", default=",".join(ALL_BENCHES), help="comma-separated bench names")
+    ap.add_argument("--no-readme", action="store_true", help="do not rewrite README.md")
+    args = ap.parse_args()
+    runs = args.runs or (1 if args.quick else 3)
+    benches = [b for b in args.benches.split(",") if b]
+    crit = (
+        ["--warm-up-time", "0.3", "--measurement-time", "1", "--sample-size", "10"]
+        if args.quick
+        else ["--warm-up-time", "1", "--measurement-time", "3"]
+    )
+
+    all_runs = {}
+    printed = {}
+    for bench in benches:
+        for _ in range(runs):
+            start = time.time() - 1
+            out = run(["cargo", "bench", "-q", "--bench", bench, "--", *crit], capture=True)
+            printed.setdefault(bench, []).append(out)
+            for key, r in ratios_since(start).items():
+                all_runs.setdefault(key, []).append(r)
+    memory = ""
+    if not args.quick or "memory" in benches:
+        memory = run(["cargo", "bench", "-q", "--bench", "memory"], capture=True)
+
+    rows = [(g, o, statistics.median(rs), rs) for (g, o), rs in sorted(all_runs.items())]
+    if not rows:
+        sys.exit("no criterion results found")
+    svg(rows, os.path.join(ROOT, "benches", "ratios.svg"))
+
+    # The 100k-sleeper lines the time bench prints before its groups.
+    sleeper = [
+        line
+        for out in printed.get("time", [])
+        for line in out.splitlines()
+        if "sleep_100k" in line or "lateness" in line or "overhead" in line
+    ]
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    mode = "quick smoke run" if args.quick else f"{runs} runs per bench, median"
+    md = [
+        "# Benchmarks",
+        "",
+        "Generated by `python3 scripts/bench_report.py"
+        + (" --quick" if args.quick else "")
+        + f"` on {when}; do not edit by hand.",
+        "",
+        f"Machine: {machine()}. Mode: {mode}.",
+        "",
+        "Ratio = competitor's median time / volt's median time, same workload,",
+        "same process, back to back (above 1: volt is faster). Every MPMC",
+        "channel runs on volt's runtime, so only the channel differs there.",
+        "",
+        "![ratios](benches/ratios.svg)",
+        "",
+        table(rows),
+        "",
+    ]
+    if sleeper:
+        md += ["## 100,000 sleeping tasks (printed by the `time` bench)", "", "```"]
+        md += sleeper + ["```", ""]
+    if memory.strip():
+        md += ["## Heap use (`cargo bench --bench memory`)", "", "```", memory.strip(), "```", ""]
+    notes = os.path.join(ROOT, "benches", "NOTES.md")
+    if os.path.exists(notes):
+        md += [open(notes).read().strip(), ""]
+    with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
+        f.write("\n".join(md))
+
+    if not args.no_readme:
+        readme = os.path.join(ROOT, "README.md")
+        text = open(readme).read()
+        block = "\n".join(
+            [
+                "<!-- bench:start (generated by scripts/bench_report.py; do not edit) -->",
+                f"Machine: {machine()}; {mode}; {when}. Full report, notes and",
+                "heap numbers: [BENCHMARKS.md](BENCHMARKS.md).",
+                "",
+                "![ratios](benches/ratios.svg)",
+                "",
+                table(rows),
+                "<!-- bench:end -->",
+            ]
+        )
+        new, n = re.subn(r"<!-- bench:start.*?<!-- bench:end -->", block, text, flags=re.S)
+        if n != 1:
+            sys.exit("README.md has no <!-- bench:start --> ... <!-- bench:end --> block")
+        with open(readme, "w") as f:
+            f.write(new)
+    print(f"wrote BENCHMARKS.md, benches/ratios.svg ({len(rows)} ratios)")
+
+
+if __name__ == "__main__":
+    main()

@@ -6,6 +6,9 @@
 #   bash scripts/load.sh --quick    # 3 s / 50k: a smoke run
 #   bash scripts/load.sh --abuse    # also: 10,000 idle connections and a
 #                                   # client that stops reading, during load
+#   bash scripts/load.sh --soak 10  # only a soak test: http_hello on volt
+#                                   # under wrk for 10 minutes, RSS, req/s
+#                                   # and p99 latency sampled every second
 #
 # The tokio twin of each example is the example itself with `volt`
 # replaced by `tokio` (sed), built in target/tokio-twins against the same
@@ -20,12 +23,15 @@ cd "$(dirname "$0")/.."
 DUR=10
 REQS=200000
 ABUSE=0
-for arg in "$@"; do
-  case "$arg" in
+SOAK=0
+while [ $# -gt 0 ]; do
+  case "$1" in
     --quick) DUR=3; REQS=50000 ;;
     --abuse) ABUSE=1 ;;
-    *) echo "unknown argument: $arg" >&2; exit 2 ;;
+    --soak) SOAK=${2:?--soak takes a number of minutes}; shift ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
+  shift
 done
 
 for tool in wrk redis-benchmark; do
@@ -62,6 +68,28 @@ done
 
 VOLT_BIN=target/release/examples
 TOKIO_BIN=$TWINS/target/release
+
+if [ "$SOAK" != 0 ]; then
+  # One-second wrk runs back to back: each prints its own req/s and p99,
+  # so growth in memory or latency over the run shows line by line.
+  "$VOLT_BIN/http_hello" 127.0.0.1:18083 --seconds $(( SOAK * 60 + 60 )) >/dev/null &
+  pid=$!
+  trap 'kill $pid 2>/dev/null || true' EXIT
+  sleep 1
+  echo "second  req/s      p99       RSS(kB)  errors"
+  end=$(( $(date +%s) + SOAK * 60 ))
+  i=0
+  while [ "$(date +%s)" -lt "$end" ]; do
+    i=$((i + 1))
+    out=$(wrk -t2 -c64 -d1s --latency http://127.0.0.1:18083/)
+    rps=$(awk '/Requests\/sec/ {print $2}' <<< "$out")
+    p99=$(awk '$1 == "99%" {print $2}' <<< "$out")
+    errs=$(awk '/Non-2xx|Socket errors/ {print}' <<< "$out" | tr -s ' ' | tr '\n' ';')
+    rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+    printf '%6d  %-9s  %-8s  %-7s  %s\n' "$i" "$rps" "$p99" "$rss" "${errs:-none}"
+  done
+  exit 0
+fi
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do kill "$p" 2>/dev/null || true; done; }

@@ -114,6 +114,34 @@ fn panic_in_spawn_blocking_keeps_the_pool() {
 }
 
 #[test]
+fn panic_in_on_thread_start_leaves_the_runtime_working() {
+    // The first thread the runtime starts panics in its start hook.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let rt = volt::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .on_thread_start(move || {
+            if c.fetch_add(1, SeqCst) == 0 {
+                panic!("start hook panicked");
+            }
+        })
+        .build()
+        .unwrap();
+    let sum = rt.block_on(async {
+        let mut sum = 0;
+        for i in 0..100 {
+            sum += volt::spawn(async move { i }).await.unwrap();
+        }
+        sum += volt::task::spawn_blocking(|| 1).await.unwrap();
+        sum
+    });
+    assert_eq!(sum, 4951);
+    // And it shuts down without hanging.
+    drop(rt);
+    assert!(calls.load(SeqCst) >= 2);
+}
+
+#[test]
 fn dropping_a_runtime_with_everything_pending() {
     const TASKS: usize = 100_000;
     let drops = DropCounter::new();

@@ -367,9 +367,12 @@ fn is_temporary_os_thread_error(error: &io::Error) -> bool {
 impl Inner {
     fn run(&self, worker_thread_id: usize) {
         if let Some(f) = &self.after_start {
-            // A panicking start hook ends this thread; the pool replaces it
-            // on demand.
-            f();
+            // A panicking start hook must not end the thread: it is already
+            // counted in `num_th`, and the task that made the pool start it
+            // (a worker, or a `spawn_blocking` closure) is waiting in the
+            // queue for it. The panic is reported by the panic hook as
+            // usual, then the thread goes on serving.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
         }
 
         let mut shared = self.shared.lock();
@@ -445,7 +448,9 @@ impl Inner {
         drop(shared);
 
         if let Some(f) = &self.before_stop {
-            f();
+            // As above: the thread's exit (and the join below) happens
+            // whether or not the hook panics.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f()));
         }
 
         if let Some(handle) = join_on_thread {

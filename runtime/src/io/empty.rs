@@ -17,6 +17,33 @@ fn spend(cx: &mut Context<'_>) -> Poll<()> {
     Poll::Ready(())
 }
 
+/// `AsyncWrite` that accepts and discards every byte (for `Empty` and
+/// `Sink`).
+macro_rules! discarding_writer {
+    ($t:ident) => {
+        impl AsyncWrite for $t {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                ready!(spend(cx));
+                Poll::Ready(Ok(buf.len()))
+            }
+
+            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                ready!(spend(cx));
+                Poll::Ready(Ok(()))
+            }
+
+            fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                ready!(spend(cx));
+                Poll::Ready(Ok(()))
+            }
+        }
+    };
+}
+
 /// An async reader which is always at EOF, and a writer that accepts and
 /// discards everything. Made by [`empty()`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,26 +89,7 @@ impl AsyncBufRead for Empty {
     fn consume(self: Pin<&mut Self>, _: usize) {}
 }
 
-impl AsyncWrite for Empty {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        ready!(spend(cx));
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(spend(cx));
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(spend(cx));
-        Poll::Ready(Ok(()))
-    }
-}
+discarding_writer!(Empty);
 
 impl AsyncSeek for Empty {
     fn start_seek(self: Pin<&mut Self>, _: SeekFrom) -> io::Result<()> {
@@ -117,26 +125,7 @@ pub fn sink() -> Sink {
     Sink { _p: () }
 }
 
-impl AsyncWrite for Sink {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        ready!(spend(cx));
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(spend(cx));
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(spend(cx));
-        Poll::Ready(Ok(()))
-    }
-}
+discarding_writer!(Sink);
 
 /// An async reader which yields one byte over and over. Made by
 /// [`repeat()`].

@@ -183,7 +183,7 @@ impl<T: Future> CoreStage<T> {
         // safety comes from assignment's drop-and-replace semantics: if the
         // old value's destructor panics, the new value is still written
         // during unwinding, so nothing is dropped twice.
-        // SAFETY: exclusive access (caller's contract).
+        // SAFETY: exclusive access to the stage (the caller's contract).
         self.stage.with_mut(|ptr| unsafe { *ptr = stage });
     }
 }

@@ -6,9 +6,12 @@
 #   bash scripts/load.sh --quick    # 3 s / 50k: a smoke run
 #   bash scripts/load.sh --abuse    # also: 10,000 idle connections and a
 #                                   # client that stops reading, during load
-#   bash scripts/load.sh --soak 10  # only a soak test: http_hello on volt
-#                                   # under wrk for 10 minutes, RSS, req/s
-#                                   # and p99 latency sampled every second
+#   bash scripts/load.sh --soak 10  # only a soak test: http_hello under
+#                                   # wrk and mini_redis under
+#                                   # redis-benchmark for 10 minutes; req/s,
+#                                   # p99 and RSS of both sampled every
+#                                   # 2-3 s (target/soak.tsv), summary at
+#                                   # the end (scripts/soak_summary.py)
 #
 # The tokio twin of each example is the example itself with `volt`
 # replaced by `tokio` (sed), built in target/tokio-twins against the same
@@ -70,13 +73,20 @@ VOLT_BIN=target/release/examples
 TOKIO_BIN=$TWINS/target/release
 
 if [ "$SOAK" != 0 ]; then
-  # One-second wrk runs back to back: each prints its own req/s and p99,
-  # so growth in memory or latency over the run shows line by line.
-  "$VOLT_BIN/http_hello" 127.0.0.1:18083 --seconds $(( SOAK * 60 + 60 )) >/dev/null &
-  pid=$!
-  trap 'kill $pid 2>/dev/null || true' EXIT
+  # Both servers run for the whole soak; each sample is a one-second wrk
+  # run against http_hello followed by 20,000 SET/GET requests from
+  # redis-benchmark against mini_redis (fixed keys: the store does not
+  # grow, so RSS growth would be a leak). Every line is one sample; the
+  # summary compares the first and the last minute.
+  secs=$(( SOAK * 60 + 120 ))
+  "$VOLT_BIN/http_hello" 127.0.0.1:18083 --seconds $secs >/dev/null &
+  hpid=$!
+  "$VOLT_BIN/mini_redis" 127.0.0.1:16383 --seconds $secs >/dev/null &
+  rpid=$!
+  trap 'kill $hpid $rpid 2>/dev/null || true' EXIT
   sleep 1
-  echo "second  req/s      p99       RSS(kB)  errors"
+  LOG=target/soak.tsv
+  echo "sample  http_rps  http_p99  http_rss_kB  redis_rps  redis_p99_ms  redis_rss_kB  errors" | tee "$LOG"
   end=$(( $(date +%s) + SOAK * 60 ))
   i=0
   while [ "$(date +%s)" -lt "$end" ]; do
@@ -84,11 +94,20 @@ if [ "$SOAK" != 0 ]; then
     out=$(wrk -t2 -c64 -d1s --latency http://127.0.0.1:18083/)
     rps=$(awk '/Requests\/sec/ {print $2}' <<< "$out")
     p99=$(awk '$1 == "99%" {print $2}' <<< "$out")
-    errs=$(awk '/Non-2xx|Socket errors/ {print}' <<< "$out" | tr -s ' ' | tr '\n' ';')
-    rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
-    printf '%6d  %-9s  %-8s  %-7s  %s\n' "$i" "$rps" "$p99" "$rss" "${errs:-none}"
+    errs=$(awk '/Non-2xx|Socket errors/ {print}' <<< "$out" | tr -s ' ' | tr '\n' ';' | tr ' ' '_')
+    rcsv=$(timeout 30 redis-benchmark -p 16383 -t set,get -n 20000 -c 50 --csv 2>&1) || errs="${errs}redis-benchmark_failed;"
+    rrps=$(awk -F'","' '/^"GET"/ { gsub(/"/, "", $2); print $2 }' <<< "$rcsv")
+    rp99=$(awk -F'","' '/^"GET"/ { gsub(/"/, "", $7); print $7 }' <<< "$rcsv")
+    [ -n "$rrps" ] || { errs="${errs}no_redis_result;"; rrps=0; rp99=0; }
+    hrss=$(awk '/VmRSS/ {print $2}' "/proc/$hpid/status")
+    rrss=$(awk '/VmRSS/ {print $2}' "/proc/$rpid/status")
+    printf '%6d  %-8s  %-8s  %-11s  %-9s  %-12s  %-12s  %s\n' \
+      "$i" "${rps:-0}" "${p99:-0ms}" "$hrss" "$rrps" "$rp99" "$rrss" "${errs:-none}" | tee -a "$LOG"
   done
-  exit 0
+  # Summary: medians of the first and the last minute, the worst sample,
+  # and the samples that saw errors (the exit status says if any did).
+  python3 scripts/soak_summary.py "$LOG" "$SOAK"
+  exit $?
 fi
 
 PIDS=()

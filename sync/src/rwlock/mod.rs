@@ -9,6 +9,9 @@ mod owned_write_guard;
 mod read_guard;
 mod write_guard;
 
+#[cfg(all(test, loom))]
+mod loom_tests;
+
 pub use owned_write_guard::{OwnedRwLockMappedWriteGuard, OwnedRwLockWriteGuard};
 pub use read_guard::{OwnedRwLockReadGuard, RwLockReadGuard};
 pub use write_guard::{RwLockMappedWriteGuard, RwLockWriteGuard};

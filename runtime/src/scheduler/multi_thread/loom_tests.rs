@@ -1,5 +1,7 @@
 //! loom models of the multi-thread scheduler's lock-free parts: the local
-//! queue (push, pop, steal-half, overflow) and the park/notify protocol.
+//! queue (push, pop, steal-half, overflow), the park/notify protocol, and
+//! the LIFO slot against stealing (a displaced task is stolen by a parked
+//! worker, the slot's own task never is).
 
 use crate::driver::{Cfg, Driver};
 use crate::loom::sync::Arc;
@@ -195,6 +197,100 @@ fn remote_push_never_loses_the_wakeup() {
 
         spawner.join().unwrap();
         assert_eq!(ran.load(SeqCst), 1);
+        sched.shutdown();
+    });
+}
+
+/// The LIFO slot against stealing. Worker 0 polls a task that wakes `x`
+/// (into the empty LIFO slot: one runnable task is not worth a wake-up)
+/// and then `y`, which takes the slot and displaces `x` into the stealable
+/// queue; then worker 0 blocks in a long poll. Worker 1 is idle and runs
+/// the real search/park protocol: it must be woken and steal `x` (a lost
+/// notification deadlocks it, which loom reports), and it must never get
+/// `y`, which stays in worker 0's slot until worker 0 runs it.
+#[test]
+fn lifo_displacement_is_stolen_by_a_parked_worker() {
+    loom::model(|| {
+        let sched = TestSched::new();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (driver, driver_handle) = Driver::new(Cfg {
+            enable_io: false,
+            enable_time: false,
+            start_paused: false,
+            enable_pausing: false,
+            timer_shards: 1,
+        })
+        .unwrap();
+        let driver_handle = Arc::new(driver_handle);
+        let mut park = Parker::new(driver);
+        let unpark = park.unpark();
+        let idle = Arc::new(Idle::new(2));
+        let inject = Arc::new(Inject::new());
+        let (steal, mut local) = queue::local();
+        let mut x_and_y = tasks(&sched, &ran, 2);
+        let (y, x) = (x_and_y.pop().unwrap(), x_and_y.pop().unwrap());
+
+        let owner = {
+            let (idle, inject, dh) = (idle.clone(), inject.clone(), driver_handle.clone());
+            thread::spawn(move || {
+                let mut st = stats();
+                let mut lifo_slot = None;
+                // `Handle::schedule_local`: notify when a task was displaced.
+                for task in [x, y] {
+                    if local.push_lifo(&mut lifo_slot, task, &inject, &mut st) {
+                        if let Some(index) = idle.worker_to_notify() {
+                            assert_eq!(index, 1);
+                            unpark.unpark(&dh);
+                        }
+                    }
+                }
+                // Worker 0 blocks in a long poll here; its queue stays
+                // stealable, its slot does not.
+                (local, lifo_slot)
+            })
+        };
+
+        // Worker 1's loop (`Context::run`, `Core::steal_work`, `park`),
+        // reduced to stealing from worker 0, until it has run a task.
+        let (_, mut mine) = queue::local();
+        let mut st = stats();
+        let mut is_searching = false;
+        let stolen = loop {
+            if !is_searching {
+                is_searching = idle.transition_worker_to_searching();
+            }
+            if is_searching {
+                if let Some(t) = steal.steal_into(&mut mine, &mut st) {
+                    // Found work: stop searching before running it.
+                    idle.transition_worker_from_searching();
+                    break t;
+                }
+            }
+            // Nothing found: park; the last searcher re-checks the queues.
+            let is_last_searcher = idle.transition_worker_to_parked(1, is_searching);
+            if is_last_searcher && !steal.is_empty() && idle.worker_to_notify().is_some() {
+                // Worker 0 never parks: the sleeper picked is ourselves.
+                park.unpark().unpark(&driver_handle);
+            }
+            loop {
+                park.park(&driver_handle);
+                if !idle.is_parked(1) {
+                    // Notified workers start out searching.
+                    is_searching = true;
+                    break;
+                }
+            }
+        };
+        sched.run(stolen);
+        assert!(mine.pop().is_none(), "only `x` was stealable");
+        assert_eq!(ran.load(SeqCst), 1);
+
+        // Worker 0's poll ends: it runs the LIFO task.
+        let (local, mut lifo_slot) = owner.join().unwrap();
+        assert!(!local.has_tasks());
+        sched.run(lifo_slot.take().expect("`y` stayed in the slot"));
+        assert_eq!(ran.load(SeqCst), 2);
+        assert!(inject.is_empty());
         sched.shutdown();
     });
 }

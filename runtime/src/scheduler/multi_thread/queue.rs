@@ -186,6 +186,28 @@ impl<S: 'static> Local<S> {
         self.inner.tail.store(tail, Release);
     }
 
+    /// Puts `task` in the worker's LIFO `slot` (which only the owner ever
+    /// touches: it is not stealable). The task it displaces goes to the
+    /// back of this queue, where thieves can take it. Returns `true` if a
+    /// task was displaced: the caller then notifies a parked worker, so that
+    /// the displaced task is not stuck behind a long poll of the LIFO task
+    /// (loom model `lifo_displacement_is_stolen_by_a_parked_worker`).
+    pub(crate) fn push_lifo(
+        &mut self,
+        slot: &mut Option<Notified<S>>,
+        task: Notified<S>,
+        inject: &Inject<S>,
+        stats: &mut MetricsBatch,
+    ) -> bool {
+        match slot.replace(task) {
+            Some(prev) => {
+                self.push_back_or_overflow(prev, inject, stats);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Pushes one task; on a full queue, moves half of it to `inject`.
     pub(crate) fn push_back_or_overflow(
         &mut self,

@@ -726,14 +726,12 @@ impl Handle {
             had_tasks
         } else {
             // The woken task runs next; the one it displaces queues up.
-            let prev = core.lifo_slot.take();
-            let ret = prev.is_some();
-            if let Some(prev) = prev {
-                core.run_queue
-                    .push_back_or_overflow(prev, &self.shared.inject, &mut core.stats);
-            }
-            core.lifo_slot = Some(task);
-            ret
+            core.run_queue.push_lifo(
+                &mut core.lifo_slot,
+                task,
+                &self.shared.inject,
+                &mut core.stats,
+            )
         };
 
         // `park` is `None` while the worker sleeps (wakes from the driver):

@@ -21,11 +21,14 @@
 //!   its own small mutex, holding the value, its position `pos` (the send
 //!   counter when it was written) and `rem`, how many receivers still have
 //!   to read it (the receivers alive when it was sent). The last reader
-//!   drops the value.
+//!   drops the value. `rem` is an atomic written only under the slot lock,
+//!   so `Sender::len` binary-searches the counters without locking slots.
 //! * `tail` (under a mutex): the next position to write, the receiver
 //!   count and the closed flag. A send takes the tail lock, writes the slot
 //!   at `pos % capacity` (overwriting the oldest value when the ring is
-//!   full) and advances `pos`.
+//!   full) and advances `pos`. Every change of `pos` or `closed` is also
+//!   published in one atomic word (`tail_state`), so that a receiver with
+//!   nothing new learns it without the tail lock.
 //! * A receiver keeps the next position it wants. Its slot holds either
 //!   that position (read it), an older one (nothing new: empty, or closed),
 //!   or a newer one (it was overwritten: the receiver *lagged*; it jumps to
@@ -37,7 +40,7 @@
 //!   `Notify` for the last receiver to go.
 
 use crate::bridge;
-use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
+use crate::bridge::loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
 use crate::bridge::loom::sync::{Arc, Mutex};
 use volt_sync::Notify;
 
@@ -113,11 +116,26 @@ pub mod error {
 use error::{RecvError, SendError, TryRecvError};
 
 struct Slot<T> {
-    /// Receivers that still have to read this value.
-    rem: usize,
+    /// Receivers that still have to read this value. Written only under
+    /// `inner`'s lock; read without it by `Sender::len`.
+    rem: AtomicUsize,
+    inner: Mutex<SlotInner<T>>,
+}
+
+struct SlotInner<T> {
     /// The send position this slot holds.
     pos: u64,
     val: Option<T>,
+}
+
+impl<T> Slot<T> {
+    /// `rem - 1`, under the slot lock (so a plain load and store suffice:
+    /// every writer holds the lock). Returns the new count.
+    fn dec_rem(&self, _locked: &SlotInner<T>) -> usize {
+        let rem = self.rem.load(Relaxed) - 1;
+        self.rem.store(rem, Relaxed);
+        rem
+    }
 }
 
 struct Tail {
@@ -127,9 +145,14 @@ struct Tail {
 }
 
 struct Shared<T> {
-    buffer: Box<[Mutex<Slot<T>>]>,
+    buffer: Box<[Slot<T>]>,
     mask: u64,
     tail: Mutex<Tail>,
+    /// `tail.pos` and `tail.closed` (as `pos << 1 | closed`), stored under
+    /// the tail lock after each change, so that a receiver can see "nothing
+    /// new" without taking the tail lock (past 2^63 sends the shifted
+    /// position no longer matches and receivers just take the lock).
+    tail_state: AtomicU64,
     num_tx: AtomicUsize,
     num_weak_tx: AtomicUsize,
     /// Receivers wait here for a send or the close.
@@ -142,8 +165,16 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
-    fn slot(&self, pos: u64) -> &Mutex<Slot<T>> {
+    fn slot(&self, pos: u64) -> &Slot<T> {
         &self.buffer[(pos & self.mask) as usize]
+    }
+
+    /// Publishes `tail` to `tail_state` (called with the tail lock held).
+    fn publish_tail(&self, tail: &Tail) {
+        // Release: pairs with the receivers' Acquire load; nothing is read
+        // through it but the two fields, so this only keeps them fresh.
+        self.tail_state
+            .store(tail.pos << 1 | tail.closed as u64, Release);
     }
 
     fn capacity(&self) -> u64 {
@@ -197,12 +228,14 @@ impl<T> Sender<T> {
         let capacity = capacity.next_power_of_two();
         let buffer = (0..capacity)
             .map(|i| {
-                Mutex::new(Slot {
-                    rem: 0,
-                    // A lap behind position `i`: "nothing new" for now.
-                    pos: (i as u64).wrapping_sub(capacity as u64),
-                    val: None,
-                })
+                Slot {
+                    rem: AtomicUsize::new(0),
+                    inner: Mutex::new(SlotInner {
+                        // A lap behind position `i`: "nothing new" for now.
+                        pos: (i as u64).wrapping_sub(capacity as u64),
+                        val: None,
+                    }),
+                }
             })
             .collect();
         Sender {
@@ -214,6 +247,7 @@ impl<T> Sender<T> {
                     rx_cnt: 0,
                     closed: false,
                 }),
+                tail_state: AtomicU64::new(0),
                 num_tx: AtomicUsize::new(1),
                 num_weak_tx: AtomicUsize::new(0),
                 notify_rx: Notify::new(),
@@ -235,11 +269,13 @@ impl<T> Sender<T> {
         let rx_cnt = tail.rx_cnt;
         tail.pos = tail.pos.wrapping_add(1);
         let old = {
-            let mut slot = self.shared.slot(pos).lock();
-            slot.pos = pos;
-            slot.rem = rx_cnt;
-            slot.val.replace(value)
+            let slot = self.shared.slot(pos);
+            let mut inner = slot.inner.lock();
+            inner.pos = pos;
+            slot.rem.store(rx_cnt, Relaxed);
+            inner.val.replace(value)
         };
+        self.shared.publish_tail(&tail);
         drop(tail);
         // The overwritten value (if unread by someone) goes outside locks.
         drop(old);
@@ -271,7 +307,9 @@ impl<T> Sender<T> {
     pub fn len(&self) -> usize {
         // Every receiver reads in order, so `rem` never decreases from the
         // oldest slot to the newest: the unread values are a suffix of the
-        // ring, found by binary search (O(log capacity) slot locks).
+        // ring, found by binary search over the `rem` counters (no slot
+        // lock: each counter is read atomically; like tokio's, the answer
+        // is a snapshot while receivers read concurrently).
         let tail = self.shared.tail.lock();
         let cap = self.shared.buffer.len();
         let (mut low, mut high) = (0, cap);
@@ -279,7 +317,7 @@ impl<T> Sender<T> {
             let mid = low + (high - low) / 2;
             // Position `tail.pos + mid` (mod capacity) is the mid-th oldest.
             let pos = tail.pos.wrapping_add(mid as u64);
-            if self.shared.slot(pos).lock().rem == 0 {
+            if self.shared.slot(pos).rem.load(Relaxed) == 0 {
                 low = mid + 1;
             } else {
                 high = mid;
@@ -481,9 +519,22 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
     if let Some(v) = take_if_there(shared, next, pos) {
         return Ok(v);
     }
-    // Not our position: nothing new, or overwritten. The tail decides;
-    // under its lock no send is half done, so look at the slot again (a
-    // send may have written it since our first look).
+    // Not our position: nothing new, or overwritten. "Nothing new" is the
+    // common case of a waiting receiver: the published tail says so
+    // without the tail lock. (No wake-up is lost by not locking: the slot
+    // look above came first, and a send that writes the slot after it sees
+    // this receiver in `rx_waiting`; see `Sender::send`.)
+    // Acquire: pairs with `publish_tail`.
+    let published = shared.tail_state.load(Acquire);
+    if published >> 1 == pos {
+        return Err(if published & 1 == 1 {
+            TryRecvError::Closed
+        } else {
+            TryRecvError::Empty
+        });
+    }
+    // The tail decides; under its lock no send is half done, so look at
+    // the slot again (a send may have written it since our first look).
     let tail = shared.tail.lock();
     if tail.pos == pos {
         return Err(if tail.closed {
@@ -504,16 +555,16 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
 /// Reads position `pos` if its slot holds it (the last reader takes the
 /// value out instead of cloning it).
 fn take_if_there<T: Clone>(shared: &Shared<T>, next: &mut u64, pos: u64) -> Option<T> {
-    let mut slot = shared.slot(pos).lock();
-    if slot.pos != pos {
+    let slot = shared.slot(pos);
+    let mut inner = slot.inner.lock();
+    if inner.pos != pos {
         return None;
     }
     *next = pos.wrapping_add(1);
-    slot.rem -= 1;
-    let value = if slot.rem == 0 {
-        slot.val.take()
+    let value = if slot.dec_rem(&inner) == 0 {
+        inner.val.take()
     } else {
-        slot.val.clone()
+        inner.val.clone()
     };
     Some(value.expect("a slot being read holds its value"))
 }
@@ -531,7 +582,10 @@ impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         // AcqRel: the last sender closes after every send.
         if self.shared.num_tx.fetch_sub(1, AcqRel) == 1 {
-            self.shared.tail.lock().closed = true;
+            let mut tail = self.shared.tail.lock();
+            tail.closed = true;
+            self.shared.publish_tail(&tail);
+            drop(tail);
             self.shared.notify_rx.notify_waiters();
         }
     }
@@ -564,12 +618,10 @@ impl<T> Drop for Receiver<T> {
         let mut dropped = Vec::new();
         let mut pos = start;
         while pos != end {
-            let mut slot = self.shared.slot(pos).lock();
-            if slot.pos == pos && slot.rem > 0 {
-                slot.rem -= 1;
-                if slot.rem == 0 {
-                    dropped.extend(slot.val.take());
-                }
+            let slot = self.shared.slot(pos);
+            let mut inner = slot.inner.lock();
+            if inner.pos == pos && slot.rem.load(Relaxed) > 0 && slot.dec_rem(&inner) == 0 {
+                dropped.extend(inner.val.take());
             }
             pos = pos.wrapping_add(1);
         }
@@ -615,6 +667,38 @@ mod loom_tests {
             tx.send(1).unwrap();
             assert_eq!(block_on(rx1.recv()), Ok(1));
             assert_eq!(t.join().unwrap(), Ok(1));
+        });
+    }
+
+    /// A send and then the close race a receiver that may be reading the
+    /// published tail: it gets the value, then `Closed`, never `Closed`
+    /// first and never a hang.
+    #[test]
+    fn send_then_close_race_a_receiver() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(2);
+            let t = thread::spawn(move || {
+                tx.send(1).unwrap();
+                drop(tx);
+            });
+            assert_eq!(block_on(rx.recv()), Ok(1));
+            assert_eq!(block_on(rx.recv()), Err(RecvError::Closed));
+            t.join().unwrap();
+        });
+    }
+
+    /// `len` reads the `rem` counters without the slot locks while a
+    /// receiver takes the value: it sees 1 or 0, and 0 once the receiver
+    /// is done.
+    #[test]
+    fn len_races_a_receiver() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(2);
+            tx.send(7).unwrap();
+            let t = thread::spawn(move || block_on(rx.recv()));
+            assert!(tx.len() <= 1);
+            assert_eq!(t.join().unwrap(), Ok(7));
+            assert_eq!(tx.len(), 0);
         });
     }
 

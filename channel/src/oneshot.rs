@@ -17,8 +17,8 @@
 //!
 //! # Protocol
 //!
-//! The shared state is a value cell, two [`AtomicWaker`]s (the receiver's,
-//! the sender's for `closed()`) and a state word with four bits:
+//! The shared state is a value cell, two waker cells (the receiver's, the
+//! sender's for `closed()`) and a state word with four bits:
 //!
 //! * `COMPLETE`: the sender is done: it stored a value, or was dropped
 //!   without one. From then on the cell belongs to the receiver. Set only if
@@ -27,30 +27,35 @@
 //!   `Err`.
 //! * `RX_CLOSED`: the receiver was closed or dropped; the sender's
 //!   `closed()` resolves and later sends fail.
-//! * `RX_WAITING` / `TX_WAITING`: that side has registered a waker. The
-//!   other side touches a waker slot only when the bit is set, so the
-//!   common send-before-await costs no waker operation at all. A side sets
-//!   its bit with `fetch_or` *after* registering, and the state word's
-//!   single modification order decides: either the other side's change is
-//!   in the value `fetch_or` returns, or the other side sees the bit and
-//!   wakes.
+//! * `RX_WAITING` / `TX_WAITING`: that side's waker cell is published.
+//!   While the bit is clear the cell belongs to its side alone; while it
+//!   is set, the other side may read it (to wake it, by reference) once it
+//!   has set its own "done" bit (`COMPLETE` for the sender, `RX_CLOSED` for
+//!   the receiver) in an RMW that saw the bit. A side writes its cell and
+//!   then sets its bit with `fetch_or`; the state word's single
+//!   modification order decides: either the other side's change is in the
+//!   value `fetch_or` returns, or the other side sees the bit and wakes.
+//!   To register a different waker, a side first takes its cell back by
+//!   clearing the bit with a CAS that fails if the other side is done (then
+//!   it is ready and does not touch the cell). The common send-before-await
+//!   costs no waker operation at all, and no per-cell state word is needed
+//!   (the channel is as small as tokio's).
 //!
 //! The sender writes the cell before setting `COMPLETE` (Release); the
 //! receiver reads it only after seeing `COMPLETE` (Acquire). Each side
-//! registers its waker and then looks at the state again, so a change made
-//! between its first look and the registration is not missed (the waker
-//! slot's own protocol makes a wake that races the registration wake the
-//! new waker).
+//! registers its waker and then looks at the state again (the value its
+//! `fetch_or` returns), so a change made between its first look and the
+//! registration is not missed.
 
+use crate::bridge;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::Arc;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
-use crate::bridge::{self, AtomicWaker};
 
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 
 pub mod error {
     //! `Oneshot` error types.
@@ -105,8 +110,10 @@ const TX_WAITING: usize = 0b1000;
 struct Inner<T> {
     state: AtomicUsize,
     value: UnsafeCell<Option<T>>,
-    rx_waker: AtomicWaker,
-    tx_waker: AtomicWaker,
+    /// Guarded by `RX_WAITING` (module docs).
+    rx_waker: UnsafeCell<Option<Waker>>,
+    /// Guarded by `TX_WAITING` (module docs).
+    tx_waker: UnsafeCell<Option<Waker>>,
 }
 
 // SAFETY: the value moves from the sender's thread to the receiver's
@@ -130,7 +137,10 @@ impl<T> Inner<T> {
             {
                 Ok(_) => {
                     if state & RX_WAITING != 0 {
-                        self.rx_waker.wake();
+                        // SAFETY: RX_WAITING was set when our RMW set
+                        // COMPLETE: the cell is published and the receiver
+                        // no longer writes it.
+                        unsafe { wake_cell(&self.rx_waker) };
                     }
                     return true;
                 }
@@ -152,10 +162,77 @@ impl<T> Inner<T> {
         // AcqRel: Acquire for the value if COMPLETE was set before.
         let prev = self.state.fetch_or(RX_CLOSED, AcqRel);
         if prev & (COMPLETE | TX_WAITING) == TX_WAITING {
-            self.tx_waker.wake();
+            // SAFETY: TX_WAITING was set when our RMW set RX_CLOSED: the
+            // cell is published and the sender no longer writes it.
+            unsafe { wake_cell(&self.tx_waker) };
         }
         prev
     }
+
+    /// Registers `waker` in `cell`, published by the `waiting` bit, unless
+    /// a bit of `done` is set. Returns `Err(state)` with the state that
+    /// has `done` set (the caller is ready), `Ok(())` once registered.
+    fn register(
+        &self,
+        cell: &UnsafeCell<Option<Waker>>,
+        waiting: usize,
+        done: usize,
+        waker: &Waker,
+    ) -> Result<(), usize> {
+        // Acquire: pairs with the other side's RMW that set `done`.
+        let mut state = self.state.load(Acquire);
+        if state & done != 0 {
+            return Err(state);
+        }
+        if state & waiting != 0 {
+            // SAFETY: published: the other side may read it at the same
+            // time, but nobody writes it (we are its only writer).
+            let same = cell.with(|p| unsafe { (*p).as_ref().is_some_and(|w| w.will_wake(waker)) });
+            if same {
+                return Ok(());
+            }
+            // Take the cell back: clear `waiting` unless `done` came first
+            // (then the other side may be reading the cell: leave it).
+            loop {
+                // Acquire: on failure, for the value if `done` is set now.
+                match self
+                    .state
+                    .compare_exchange_weak(state, state & !waiting, Acquire, Acquire)
+                {
+                    Ok(_) => break,
+                    Err(actual) if actual & done != 0 => return Err(actual),
+                    Err(actual) => state = actual,
+                }
+            }
+        }
+        // SAFETY: `waiting` is clear: the cell is ours alone (an RMW of the
+        // other side that sets `done` from now on sees the bit clear and
+        // leaves the cell alone).
+        cell.with_mut(|p| unsafe { *p = Some(waker.clone()) });
+        // AcqRel: Release publishes the waker to the other side's RMW that
+        // sets `done`; Acquire for the value if `done` is in `prev`.
+        let prev = self.state.fetch_or(waiting, AcqRel);
+        if prev & done != 0 {
+            return Err(prev);
+        }
+        Ok(())
+    }
+}
+
+/// Wakes the waker in a published cell (it stays there: the channel drops
+/// it).
+///
+/// # Safety
+///
+/// The cell's `*_WAITING` bit must have been seen set by the caller's RMW
+/// that set the other side's "done" bit (so the owner no longer writes it).
+unsafe fn wake_cell(cell: &UnsafeCell<Option<Waker>>) {
+    // SAFETY: the caller's contract: only shared reads from now on.
+    cell.with(|p| unsafe {
+        if let Some(waker) = &*p {
+            waker.wake_by_ref();
+        }
+    });
 }
 
 /// Creates a one-shot channel.
@@ -173,8 +250,8 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let inner = Arc::new(Inner {
         state: AtomicUsize::new(0),
         value: UnsafeCell::new(None),
-        rx_waker: AtomicWaker::new(),
-        tx_waker: AtomicWaker::new(),
+        rx_waker: UnsafeCell::new(None),
+        tx_waker: UnsafeCell::new(None),
     });
     (
         Sender {
@@ -241,18 +318,13 @@ impl<T> Sender<T> {
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let coop = ready!(bridge::poll_proceed(cx));
         let inner = self.inner.as_ref().expect("sender used after send");
-        // Acquire: pairs with the receiver's close.
-        if inner.state.load(Acquire) & RX_CLOSED != 0 {
-            coop.made_progress();
-            return Poll::Ready(());
+        match inner.register(&inner.tx_waker, TX_WAITING, RX_CLOSED, cx.waker()) {
+            Ok(()) => Poll::Pending,
+            Err(_) => {
+                coop.made_progress();
+                Poll::Ready(())
+            }
         }
-        inner.tx_waker.register_by_ref(cx.waker());
-        // AcqRel: ordered with the receiver's close on the state word.
-        if inner.state.fetch_or(TX_WAITING, AcqRel) & RX_CLOSED != 0 {
-            coop.made_progress();
-            return Poll::Ready(());
-        }
-        Poll::Pending
     }
 }
 
@@ -339,14 +411,15 @@ impl<T> Future for Receiver<T> {
         let this = self.get_mut();
         let inner = this.inner.as_ref().expect("called after complete");
         let coop = ready!(bridge::poll_proceed(cx));
-        // Acquire: pairs with the sender's completion.
-        let mut state = inner.state.load(Acquire);
-        if state & (COMPLETE | RX_CLOSED) == 0 {
-            inner.rx_waker.register_by_ref(cx.waker());
-            // AcqRel: ordered with the sender's completion on the state
-            // word (and Acquire for the value).
-            state = inner.state.fetch_or(RX_WAITING, AcqRel);
-        }
+        let state = match inner.register(
+            &inner.rx_waker,
+            RX_WAITING,
+            COMPLETE | RX_CLOSED,
+            cx.waker(),
+        ) {
+            Ok(()) => return Poll::Pending,
+            Err(state) => state,
+        };
         let res = if state & COMPLETE != 0 {
             inner.take_value().ok_or(RecvError(()))
         } else if state & RX_CLOSED != 0 {
@@ -427,6 +500,44 @@ mod loom_tests {
             let _sent = t.join().unwrap();
             // Either way the clone is gone again.
             assert_eq!(Arc::strong_count(&v), 1);
+        });
+    }
+
+    /// The receiver re-registers with a different waker (it moved to
+    /// another task) while the sender completes: the second waker is woken,
+    /// or the second poll sees the value; the cell is never written while
+    /// the sender reads it (loom checks the cell accesses).
+    #[test]
+    fn reregistration_races_the_send() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>();
+            let t = thread::spawn(move || tx.send(1));
+            let mut rx_ref = std::pin::pin!(&mut rx);
+            let first = rx_ref
+                .as_mut()
+                .poll(&mut Context::from_waker(std::task::Waker::noop()));
+            if first.is_pending() {
+                // A different waker: the cell is taken back and rewritten.
+                assert_eq!(block_on(rx_ref), Ok(1));
+            } else {
+                assert_eq!(first, Poll::Ready(Ok(1)));
+            }
+            assert_eq!(t.join().unwrap(), Ok(()));
+        });
+    }
+
+    /// The sender's `closed()` re-registers while the receiver drops.
+    #[test]
+    fn closed_reregistration_races_receiver_drop() {
+        loom::model(|| {
+            let (mut tx, rx) = channel::<u32>();
+            let t = thread::spawn(move || drop(rx));
+            let first = tx.poll_closed(&mut Context::from_waker(std::task::Waker::noop()));
+            if first.is_pending() {
+                block_on(tx.closed());
+            }
+            assert!(tx.is_closed());
+            t.join().unwrap();
         });
     }
 

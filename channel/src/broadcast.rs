@@ -23,12 +23,12 @@
 //!   to read it (the receivers alive when it was sent). The last reader
 //!   drops the value. `rem` is an atomic written only under the slot lock,
 //!   so `Sender::len` binary-searches the counters without locking slots.
-//! * `tail` (under a mutex): the next position to write, the receiver
-//!   count and the closed flag. A send takes the tail lock, writes the slot
-//!   at `pos % capacity` (overwriting the oldest value when the ring is
-//!   full) and advances `pos`. Every change of `pos` or `closed` is also
-//!   published in one atomic word (`tail_state`), so that a receiver with
-//!   nothing new learns it without the tail lock.
+//! * The tail lock guards the receiver count and the one atomic word
+//!   `tail_state` that holds the next position to write and the closed
+//!   flag (written only under the lock, so that a receiver with nothing
+//!   new learns it with one load, without the lock). A send takes the tail
+//!   lock, writes the slot at `pos % capacity` (overwriting the oldest
+//!   value when the ring is full) and advances `pos`.
 //! * A receiver keeps the next position it wants. Its slot holds either
 //!   that position (read it), an older one (nothing new: empty, or closed),
 //!   or a newer one (it was overwritten: the receiver *lagged*; it jumps to
@@ -40,7 +40,7 @@
 //!   `Notify` for the last receiver to go.
 
 use crate::bridge;
-use crate::bridge::loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
+use crate::bridge::loom::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use crate::bridge::loom::sync::{Arc, Mutex};
 use volt_sync::Notify;
 
@@ -138,20 +138,18 @@ impl<T> Slot<T> {
     }
 }
 
+/// What the tail lock guards besides `tail_state`.
 struct Tail {
-    pos: u64,
-    rx_cnt: usize,
-    closed: bool,
+    rx_cnt: u32,
 }
 
 struct Shared<T> {
     buffer: Box<[Slot<T>]>,
-    mask: u64,
     tail: Mutex<Tail>,
-    /// `tail.pos` and `tail.closed` (as `pos << 1 | closed`), stored under
-    /// the tail lock after each change, so that a receiver can see "nothing
-    /// new" without taking the tail lock (past 2^63 sends the shifted
-    /// position no longer matches and receivers just take the lock).
+    /// The next position to write and the closed flag, as `pos << 1 |
+    /// closed`: written only under the tail lock (so exact there), read
+    /// without it by receivers with nothing new. Positions count modulo
+    /// 2^63 sends (three centuries at a billion sends a second).
     tail_state: AtomicU64,
     num_tx: AtomicUsize,
     num_weak_tx: AtomicUsize,
@@ -159,26 +157,34 @@ struct Shared<T> {
     notify_rx: Notify,
     /// Receivers registered (or registering) on `notify_rx`: a send skips
     /// the `Notify` (and its lock) when this is 0.
-    rx_waiting: AtomicUsize,
+    rx_waiting: AtomicU32,
     /// Senders in `closed()` wait here for the last receiver to go.
     notify_last_rx: Notify,
 }
 
 impl<T> Shared<T> {
     fn slot(&self, pos: u64) -> &Slot<T> {
-        &self.buffer[(pos & self.mask) as usize]
+        &self.buffer[pos as usize & (self.buffer.len() - 1)]
     }
 
-    /// Publishes `tail` to `tail_state` (called with the tail lock held).
-    fn publish_tail(&self, tail: &Tail) {
-        // Release: pairs with the receivers' Acquire load; nothing is read
-        // through it but the two fields, so this only keeps them fresh.
-        self.tail_state
-            .store(tail.pos << 1 | tail.closed as u64, Release);
+    /// The next position to write and the closed flag: exact with the
+    /// tail lock held, a snapshot without.
+    fn tail_state(&self) -> (u64, bool) {
+        // Acquire: pairs with `publish_tail`'s Release (only the two
+        // fields are read through it).
+        let state = self.tail_state.load(Acquire);
+        (state >> 1, state & 1 == 1)
+    }
+
+    /// Stores the tail position and closed flag; `_locked` proves the
+    /// tail lock is held.
+    fn publish_tail(&self, _locked: &Tail, pos: u64, closed: bool) {
+        // Release: pairs with `tail_state`'s Acquire.
+        self.tail_state.store((pos << 1) | closed as u64, Release);
     }
 
     fn capacity(&self) -> u64 {
-        self.mask + 1
+        self.buffer.len() as u64
     }
 }
 
@@ -241,17 +247,12 @@ impl<T> Sender<T> {
         Sender {
             shared: Arc::new(Shared {
                 buffer,
-                mask: capacity as u64 - 1,
-                tail: Mutex::new(Tail {
-                    pos: 0,
-                    rx_cnt: 0,
-                    closed: false,
-                }),
+                tail: Mutex::new(Tail { rx_cnt: 0 }),
                 tail_state: AtomicU64::new(0),
                 num_tx: AtomicUsize::new(1),
                 num_weak_tx: AtomicUsize::new(0),
                 notify_rx: Notify::new(),
-                rx_waiting: AtomicUsize::new(0),
+                rx_waiting: AtomicU32::new(0),
                 notify_last_rx: Notify::new(),
             }),
         }
@@ -261,13 +262,12 @@ impl<T> Sender<T> {
     /// giving the value back, if there is none. Never waits: when the ring
     /// is full the oldest value is overwritten (slow receivers lag).
     pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
-        let mut tail = self.shared.tail.lock();
+        let tail = self.shared.tail.lock();
         if tail.rx_cnt == 0 {
             return Err(SendError(value));
         }
-        let pos = tail.pos;
-        let rx_cnt = tail.rx_cnt;
-        tail.pos = tail.pos.wrapping_add(1);
+        let (pos, closed) = self.shared.tail_state();
+        let rx_cnt = tail.rx_cnt as usize;
         let old = {
             let slot = self.shared.slot(pos);
             let mut inner = slot.inner.lock();
@@ -275,7 +275,8 @@ impl<T> Sender<T> {
             slot.rem.store(rx_cnt, Relaxed);
             inner.val.replace(value)
         };
-        self.shared.publish_tail(&tail);
+        self.shared
+            .publish_tail(&tail, pos.wrapping_add(1) & (u64::MAX >> 1), closed);
         drop(tail);
         // The overwritten value (if unread by someone) goes outside locks.
         drop(old);
@@ -310,13 +311,14 @@ impl<T> Sender<T> {
         // ring, found by binary search over the `rem` counters (no slot
         // lock: each counter is read atomically; like tokio's, the answer
         // is a snapshot while receivers read concurrently).
-        let tail = self.shared.tail.lock();
+        let _tail = self.shared.tail.lock();
+        let (tail_pos, _) = self.shared.tail_state();
         let cap = self.shared.buffer.len();
         let (mut low, mut high) = (0, cap);
         while low < high {
             let mid = low + (high - low) / 2;
-            // Position `tail.pos + mid` (mod capacity) is the mid-th oldest.
-            let pos = tail.pos.wrapping_add(mid as u64);
+            // Position `tail_pos + mid` (mod capacity) is the mid-th oldest.
+            let pos = tail_pos.wrapping_add(mid as u64);
             if self.shared.slot(pos).rem.load(Relaxed) == 0 {
                 low = mid + 1;
             } else {
@@ -333,7 +335,7 @@ impl<T> Sender<T> {
 
     /// Number of receivers.
     pub fn receiver_count(&self) -> usize {
-        self.shared.tail.lock().rx_cnt
+        self.shared.tail.lock().rx_cnt as usize
     }
 
     /// Whether both senders belong to the same channel.
@@ -371,7 +373,7 @@ impl<T> Sender<T> {
 fn new_receiver<T>(shared: Arc<Shared<T>>) -> Receiver<T> {
     let mut tail = shared.tail.lock();
     tail.rx_cnt = tail.rx_cnt.checked_add(1).expect("max receivers");
-    let next = tail.pos;
+    let (next, _) = shared.tail_state();
     drop(tail);
     Receiver { shared, next }
 }
@@ -399,7 +401,8 @@ impl<T> Receiver<T> {
     /// Number of values sent since this receiver's position (it may exceed
     /// the capacity when the receiver lags).
     pub fn len(&self) -> usize {
-        let pos = self.shared.tail.lock().pos;
+        let _tail = self.shared.tail.lock();
+        let (pos, _) = self.shared.tail_state();
         pos.wrapping_sub(self.next) as usize
     }
 
@@ -496,10 +499,10 @@ impl<T: Clone> Receiver<T> {
 }
 
 /// Counts a receiver in `rx_waiting` while it lives.
-struct WaitingGuard<'a>(&'a AtomicUsize);
+struct WaitingGuard<'a>(&'a AtomicU32);
 
 impl<'a> WaitingGuard<'a> {
-    fn new(count: &'a AtomicUsize) -> Self {
+    fn new(count: &'a AtomicU32) -> Self {
         // Relaxed: ordered by the slot lock taken next (see `send`).
         count.fetch_add(1, Relaxed);
         WaitingGuard(count)
@@ -524,10 +527,9 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
     // without the tail lock. (No wake-up is lost by not locking: the slot
     // look above came first, and a send that writes the slot after it sees
     // this receiver in `rx_waiting`; see `Sender::send`.)
-    // Acquire: pairs with `publish_tail`.
-    let published = shared.tail_state.load(Acquire);
-    if published >> 1 == pos {
-        return Err(if published & 1 == 1 {
+    let (tail_pos, closed) = shared.tail_state();
+    if tail_pos == pos {
+        return Err(if closed {
             TryRecvError::Closed
         } else {
             TryRecvError::Empty
@@ -535,9 +537,10 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
     }
     // The tail decides; under its lock no send is half done, so look at
     // the slot again (a send may have written it since our first look).
-    let tail = shared.tail.lock();
-    if tail.pos == pos {
-        return Err(if tail.closed {
+    let _tail = shared.tail.lock();
+    let (tail_pos, closed) = shared.tail_state();
+    if tail_pos == pos {
+        return Err(if closed {
             TryRecvError::Closed
         } else {
             TryRecvError::Empty
@@ -547,7 +550,7 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
         return Ok(v);
     }
     // Lagged: jump to the oldest value still held.
-    let oldest = tail.pos.wrapping_sub(shared.capacity());
+    let oldest = tail_pos.wrapping_sub(shared.capacity()) & (u64::MAX >> 1);
     *next = oldest;
     Err(TryRecvError::Lagged(oldest.wrapping_sub(pos)))
 }
@@ -582,9 +585,9 @@ impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         // AcqRel: the last sender closes after every send.
         if self.shared.num_tx.fetch_sub(1, AcqRel) == 1 {
-            let mut tail = self.shared.tail.lock();
-            tail.closed = true;
-            self.shared.publish_tail(&tail);
+            let tail = self.shared.tail.lock();
+            let (pos, _) = self.shared.tail_state();
+            self.shared.publish_tail(&tail, pos, true);
             drop(tail);
             self.shared.notify_rx.notify_waiters();
         }
@@ -613,7 +616,7 @@ impl<T> Drop for Receiver<T> {
         let last = tail.rx_cnt == 0;
         // Give up our share of every value we were counted for and did not
         // read (those still in the ring), so the last reader drops them.
-        let end = tail.pos;
+        let (end, _) = self.shared.tail_state();
         let start = self.next.max(end.saturating_sub(self.shared.capacity()));
         let mut dropped = Vec::new();
         let mut pos = start;

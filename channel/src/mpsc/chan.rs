@@ -30,8 +30,11 @@ use std::task::{Context, Poll, ready};
 
 pub(super) struct Chan<T> {
     list: List<T>,
-    /// The capacity (bounded channels only).
-    semaphore: Option<Semaphore>,
+    /// The capacity (bounded channels only; an unbounded channel never
+    /// touches it). Not an `Option`: the semaphore is cache-line aligned,
+    /// and an `Option` around it would cost a whole extra line.
+    semaphore: Semaphore,
+    /// 0: unbounded.
     bound: usize,
     rx_waker: AtomicWaker,
     rx_waiting: AtomicBool,
@@ -47,7 +50,7 @@ impl<T> Chan<T> {
     pub(super) fn new(bound: usize) -> Self {
         Chan {
             list: List::new(),
-            semaphore: (bound > 0).then(|| Semaphore::new(bound)),
+            semaphore: Semaphore::new(bound),
             bound,
             rx_waker: AtomicWaker::new(),
             rx_waiting: AtomicBool::new(false),
@@ -58,8 +61,10 @@ impl<T> Chan<T> {
         }
     }
 
+    /// The capacity semaphore (bounded channels only).
     pub(super) fn semaphore(&self) -> &Semaphore {
-        self.semaphore.as_ref().expect("bounded channel")
+        debug_assert!(self.bound > 0, "bounded channel");
+        &self.semaphore
     }
 
     pub(super) fn bound(&self) -> usize {
@@ -90,8 +95,8 @@ impl<T> Chan<T> {
     /// permit). After a close, the receiver may be waiting for the last
     /// outstanding permit to come back.
     pub(super) fn release_permit(&self) {
-        if let Some(sem) = &self.semaphore {
-            sem.add_permits(1);
+        if self.bound > 0 {
+            self.semaphore.add_permits(1);
             if self.rx_closed.load(Acquire) {
                 self.wake_rx();
             }
@@ -119,8 +124,8 @@ impl<T> Chan<T> {
     /// Closes the channel from the receiver's side.
     pub(super) fn close(&self) {
         self.rx_closed.store(true, Release);
-        if let Some(sem) = &self.semaphore {
-            sem.close();
+        if self.bound > 0 {
+            self.semaphore.close();
         }
         self.closed_notify.notify_waiters();
     }
@@ -139,11 +144,7 @@ impl<T> Chan<T> {
         if self.tx_count.load(Acquire) == 0 {
             return true;
         }
-        self.is_rx_closed()
-            && self
-                .semaphore
-                .as_ref()
-                .is_none_or(|sem| sem.available_permits() == self.bound)
+        self.is_rx_closed() && (self.bound == 0 || self.semaphore.available_permits() == self.bound)
     }
 
     /// Pops a value (giving its capacity back).

@@ -128,3 +128,25 @@ fn list_crosses_blocks_concurrently() {
         assert_eq!(got, [0, 1, 2]);
     });
 }
+
+/// Two receivers drain one block (2 slots under loom) at the same time:
+/// the reader of the last slot starts freeing the block, the other may
+/// still be reading its slot and takes the walk over (the `READ` and
+/// `DESTROY` bits share a state word: exactly one side sees the other's).
+#[test]
+fn two_receivers_free_a_block_together() {
+    loom::model(|| {
+        let (tx, rx) = unbounded::<u32>();
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        let rx2 = rx.clone();
+        let t = thread::spawn(move || rx2.try_recv().unwrap());
+        let mine = rx.try_recv().unwrap();
+        let theirs = t.join().unwrap();
+        assert_eq!(mine + theirs, 3);
+        assert_ne!(mine, theirs);
+        // The next block is live and usable.
+        tx.try_send(3).unwrap();
+        assert_eq!(rx.try_recv(), Ok(3));
+    });
+}

@@ -527,24 +527,22 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
     // without the tail lock. (No wake-up is lost by not locking: the slot
     // look above came first, and a send that writes the slot after it sees
     // this receiver in `rx_waiting`; see `Sender::send`.)
-    let (tail_pos, closed) = shared.tail_state();
-    if tail_pos == pos {
-        return Err(if closed {
+    let nothing_new = |(tail_pos, closed): (u64, bool)| {
+        (tail_pos == pos).then_some(if closed {
             TryRecvError::Closed
         } else {
             TryRecvError::Empty
-        });
+        })
+    };
+    if let Some(err) = nothing_new(shared.tail_state()) {
+        return Err(err);
     }
     // The tail decides; under its lock no send is half done, so look at
     // the slot again (a send may have written it since our first look).
     let _tail = shared.tail.lock();
     let (tail_pos, closed) = shared.tail_state();
-    if tail_pos == pos {
-        return Err(if closed {
-            TryRecvError::Closed
-        } else {
-            TryRecvError::Empty
-        });
+    if let Some(err) = nothing_new((tail_pos, closed)) {
+        return Err(err);
     }
     if let Some(v) = take_if_there(shared, next, pos) {
         return Ok(v);

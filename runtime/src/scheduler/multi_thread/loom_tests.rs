@@ -37,6 +37,19 @@ fn tasks(
         .collect()
 }
 
+/// A worker's parker on a driver with neither I/O nor time (a condvar).
+fn parker() -> (Parker, Arc<crate::driver::Handle>) {
+    let (driver, driver_handle) = Driver::new(Cfg {
+        enable_io: false,
+        enable_time: false,
+        start_paused: false,
+        enable_pausing: false,
+        timer_shards: 1,
+    })
+    .unwrap();
+    (Parker::new(driver), Arc::new(driver_handle))
+}
+
 #[test]
 fn steal_while_owner_pops() {
     loom::model(|| {
@@ -132,16 +145,7 @@ fn remote_push_never_loses_the_wakeup() {
     loom::model(|| {
         let sched = TestSched::new();
         let ran = Arc::new(AtomicUsize::new(0));
-        let (driver, driver_handle) = Driver::new(Cfg {
-            enable_io: false,
-            enable_time: false,
-            start_paused: false,
-            enable_pausing: false,
-            timer_shards: 1,
-        })
-        .unwrap();
-        let driver_handle = Arc::new(driver_handle);
-        let mut park = Parker::new(driver);
+        let (mut park, driver_handle) = parker();
         let unpark = park.unpark();
         let idle = Arc::new(Idle::new(1));
         let inject = Arc::new(Inject::new());
@@ -213,16 +217,7 @@ fn lifo_displacement_is_stolen_by_a_parked_worker() {
     loom::model(|| {
         let sched = TestSched::new();
         let ran = Arc::new(AtomicUsize::new(0));
-        let (driver, driver_handle) = Driver::new(Cfg {
-            enable_io: false,
-            enable_time: false,
-            start_paused: false,
-            enable_pausing: false,
-            timer_shards: 1,
-        })
-        .unwrap();
-        let driver_handle = Arc::new(driver_handle);
-        let mut park = Parker::new(driver);
+        let (mut park, driver_handle) = parker();
         let unpark = park.unpark();
         let idle = Arc::new(Idle::new(2));
         let inject = Arc::new(Inject::new());

@@ -50,6 +50,30 @@ fn parker() -> (Parker, Arc<crate::driver::Handle>) {
     (Parker::new(driver), Arc::new(driver_handle))
 }
 
+/// A worker's park step (`Context::park`): it parks; if it was the last
+/// searcher and `work_pending`, it notifies a sleeper (in these models
+/// always itself); it sleeps until notified. Notified workers start out
+/// searching (the caller sets that).
+fn park_until_notified(
+    idle: &Idle,
+    park: &mut Parker,
+    driver_handle: &crate::driver::Handle,
+    index: usize,
+    is_searching: bool,
+    work_pending: impl FnOnce() -> bool,
+) {
+    let is_last_searcher = idle.transition_worker_to_parked(index, is_searching);
+    if is_last_searcher && work_pending() && idle.worker_to_notify().is_some() {
+        park.unpark().unpark(driver_handle);
+    }
+    loop {
+        park.park(driver_handle);
+        if !idle.is_parked(index) {
+            return;
+        }
+    }
+}
+
 #[test]
 fn steal_while_owner_pops() {
     loom::model(|| {
@@ -183,20 +207,12 @@ fn remote_push_never_loses_the_wakeup() {
                 sched.run(t);
                 break;
             }
-            // ...then park; the last searcher re-checks for work.
-            let is_last_searcher = idle.transition_worker_to_parked(0, is_searching);
-            if is_last_searcher && !inject.is_empty() && idle.worker_to_notify().is_some() {
-                // We are the only worker: this wakes ourselves.
-                park.unpark().unpark(&driver_handle);
-            }
-            loop {
-                park.park(&driver_handle);
-                if !idle.is_parked(0) {
-                    // Notified: start out searching.
-                    is_searching = true;
-                    break;
-                }
-            }
+            // ...then park (we are the only worker, so a wake-up for the
+            // work the last searcher finds is for ourselves).
+            park_until_notified(&idle, &mut park, &driver_handle, 0, is_searching, || {
+                !inject.is_empty()
+            });
+            is_searching = true;
         }
 
         spawner.join().unwrap();
@@ -261,20 +277,12 @@ fn lifo_displacement_is_stolen_by_a_parked_worker() {
                     break t;
                 }
             }
-            // Nothing found: park; the last searcher re-checks the queues.
-            let is_last_searcher = idle.transition_worker_to_parked(1, is_searching);
-            if is_last_searcher && !steal.is_empty() && idle.worker_to_notify().is_some() {
-                // Worker 0 never parks: the sleeper picked is ourselves.
-                park.unpark().unpark(&driver_handle);
-            }
-            loop {
-                park.park(&driver_handle);
-                if !idle.is_parked(1) {
-                    // Notified workers start out searching.
-                    is_searching = true;
-                    break;
-                }
-            }
+            // Nothing found: park (worker 0 never parks, so a wake-up for
+            // the work the last searcher finds is for ourselves).
+            park_until_notified(&idle, &mut park, &driver_handle, 1, is_searching, || {
+                !steal.is_empty()
+            });
+            is_searching = true;
         };
         sched.run(stolen);
         assert!(mine.pop().is_none(), "only `x` was stealable");

@@ -100,7 +100,12 @@ fn mpmc(c: &mut Criterion) {
         // flume's async side stalls at capacity 1 with 4 + 4 tasks (on
         // tokio's runtime as well: about 0.3 s per 20,000 messages with long
         // stalls), which makes the run unbounded; it is left out there.
-        if cap != Some(1) {
+        // With 16 + 16 tasks it now and then loses a receiver's wake-up for
+        // good (one receiver sleeps next to hundreds of queued messages;
+        // seen on volt's runtime at iterations 2,924 and 7,348 of a loop,
+        // and on tokio's at iteration 167,865, so the bug is flume's), which
+        // hangs the bench: left out there too.
+        if cap != Some(1) && p != 16 {
             library!(
                 "flume",
                 flume::bounded::<usize>,

@@ -35,10 +35,11 @@ ALL_BENCHES = ["runtime", "sync", "channel", "time", "net"]
 
 
 # One bench binary run takes about 2 minutes; one that has not finished in
-# 20 has stalled (this happened once with flume's async channel, 16 + 16
-# tasks, bounded(1024), on volt's runtime; a 42,000-run stress of the same
-# shapes did not repeat it). It is killed, reported loudly, and run again
-# once, rather than hanging the report.
+# 20 has stalled. This happened with flume's async channel, 16 + 16 tasks,
+# bounded(1024): flume loses a receiver's wake-up now and then (reproduced
+# on tokio's runtime too), so that shape no longer runs flume. A stalled run
+# is killed, reported loudly, and run again once, rather than hanging the
+# report.
 STALL_SECONDS = 20 * 60
 
 

@@ -10,9 +10,10 @@
 //! * `handoff_waiters` (rendezvous only): the sender whose value sits in
 //!   the channel waits there until a receiver has taken it.
 //!
-//! Every push and pop is followed by `fence(SeqCst)` and a look at the other
-//! side's queue: the notifier half of the Dekker protocol described in
-//! [`super::waiters`].
+//! Every push and pop claims its position with a `SeqCst` CAS and then
+//! looks at the other side's queue with `SeqCst` loads: the notifier half
+//! of the Dekker protocol described in [`super::waiters`] (no fence needed
+//! after a `SeqCst` read-modify-write; see [`claimed`]).
 //!
 //! # Rendezvous (`bounded(0)`)
 //!
@@ -34,6 +35,16 @@ use super::list::List;
 use super::ring::{PopError, PushError, Ring};
 use super::waiters::WaitQueue;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
+
+/// The notifier's half of Dekker after a claim: nothing to do, the claim
+/// was a `SeqCst` read-modify-write and [`WaitQueue::has_waiters`] loads
+/// with `SeqCst` ([`super::waiters`] has the argument). Loom models
+/// `SeqCst` accesses as `AcqRel`, so its models run the fenced form.
+#[inline(always)]
+fn claimed() {
+    #[cfg(loom)]
+    fence(SeqCst);
+}
 
 pub(crate) enum Queue<T> {
     Ring(Ring<T>),
@@ -83,8 +94,8 @@ impl<T> Chan<T> {
                 0
             }
         };
-        // Dekker: value published; fence; look for receivers.
-        fence(SeqCst);
+        // Dekker: position claimed (SeqCst CAS); look for receivers.
+        claimed();
         self.recv_waiters.notify_one();
         Ok(ticket)
     }
@@ -95,10 +106,13 @@ impl<T> Chan<T> {
         match &self.queue {
             Queue::Ring(ring) => {
                 let value = ring.pop()?;
-                // Dekker: slot freed; fence; look for senders.
-                fence(SeqCst);
+                // Dekker: slot claimed (SeqCst CAS); look for senders.
+                claimed();
                 self.send_waiters.notify_one();
                 if self.rendezvous {
+                    // `notify_all`'s failed CAS is only a relaxed load:
+                    // this one needs the fence.
+                    fence(SeqCst);
                     self.handoff_waiters.notify_all();
                 }
                 Ok(value)

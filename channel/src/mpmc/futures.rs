@@ -34,6 +34,7 @@ use std::task::{Context, Poll, ready};
 /// re-check right after registering), the notification was meant for a
 /// value we did not take: we pass it on, or a waiter behind us could sleep
 /// next to a value forever.
+#[inline]
 pub(super) fn poll_wait<R>(
     queue: &WaitQueue,
     place: &mut Place,
@@ -64,8 +65,11 @@ pub(super) fn poll_wait<R>(
 }
 
 /// Leaves `queue`, passing a notification on if we held one we did not use.
+#[inline]
 pub(super) fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
-    if queue.leave(place, node) {
+    // Checked here, inline: every completed future that never waited
+    // (nearly all of them) drops through this.
+    if place != Place::None && queue.leave(place, node) {
         fence(SeqCst);
         queue.notify_one();
     }

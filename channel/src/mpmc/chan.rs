@@ -13,7 +13,7 @@
 //! Every push and pop claims its position with a `SeqCst` CAS and then
 //! looks at the other side's queue with `SeqCst` loads: the notifier half
 //! of the Dekker protocol described in [`super::waiters`] (no fence needed
-//! after a `SeqCst` read-modify-write; see [`claimed`]).
+//! after a `SeqCst` read-modify-write; see [`super::waiters`]).
 //!
 //! # Rendezvous (`bounded(0)`)
 //!
@@ -33,18 +33,8 @@
 
 use super::list::List;
 use super::ring::{PopError, PushError, Ring};
-use super::waiters::WaitQueue;
+use super::waiters::{WaitQueue, claimed};
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
-
-/// The notifier's half of Dekker after a claim: nothing to do, the claim
-/// was a `SeqCst` read-modify-write and [`WaitQueue::has_waiters`] loads
-/// with `SeqCst` ([`super::waiters`] has the argument). Loom models
-/// `SeqCst` accesses as `AcqRel`, so its models run the fenced form.
-#[inline(always)]
-fn claimed() {
-    #[cfg(loom)]
-    fence(SeqCst);
-}
 
 pub(crate) enum Queue<T> {
     Ring(Ring<T>),

@@ -52,7 +52,7 @@ pub(crate) mod list;
 pub(crate) mod ring;
 #[cfg(feature = "futures-core")]
 mod stream;
-mod waiters;
+pub(crate) mod waiters;
 
 #[cfg(all(test, loom))]
 mod loom_tests;

@@ -70,6 +70,17 @@ const EMPTY: usize = 0;
 const OCCUPIED: usize = 1;
 const NOTIFIED: usize = 2;
 
+/// The notifier's half of Dekker right after a `SeqCst` claim of a
+/// position in the data path: nothing to do on real hardware, the claim
+/// was a `SeqCst` read-modify-write and the flag loads that follow are
+/// `SeqCst` (module docs have the argument). Loom models `SeqCst` accesses
+/// as `AcqRel`, so its models run the fenced form.
+#[inline(always)]
+pub(crate) fn claimed() {
+    #[cfg(loom)]
+    crate::bridge::loom::sync::atomic::fence(SeqCst);
+}
+
 /// Where a waiter is registered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Place {

@@ -9,9 +9,10 @@
 //! * The one receiver waits in `rx_waker`, advertised by `rx_waiting`. The
 //!   protocol is the MPMC channel's Dekker pair: the receiver registers its
 //!   waker, sets `rx_waiting`, issues `fence(SeqCst)` and looks at the list
-//!   again; a sender pushes, issues `fence(SeqCst)` and wakes the receiver
-//!   only if `rx_waiting` is set. A send that finds nobody waiting touches
-//!   no waker.
+//!   again; a sender pushes (its claim of a list position is a `SeqCst`
+//!   compare-exchange, which stands in for the notifier's fence, see
+//!   [`claimed`]) and wakes the receiver only if a `SeqCst` load finds
+//!   `rx_waiting` set. A send that finds nobody waiting touches no waker.
 //!
 //! # Closing
 //!
@@ -24,6 +25,7 @@
 use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*, fence};
 use crate::bridge::{self, AtomicWaker};
 use crate::mpmc::list::List;
+use crate::mpmc::waiters::claimed;
 use volt_sync::{Notify, Semaphore};
 
 use std::task::{Context, Poll, ready};
@@ -79,14 +81,18 @@ impl<T> Chan<T> {
         if self.list.push(value).is_err() {
             unreachable!("the mpsc list is never closed");
         }
+        // Dekker: position claimed (SeqCst CAS); look for the receiver.
+        claimed();
         self.wake_rx();
     }
 
-    /// The notifier half of the Dekker pair (see the module docs).
+    /// The notifier half of the Dekker pair (see the module docs): after a
+    /// `SeqCst` claim, or after `fence(SeqCst)`.
     fn wake_rx(&self) {
-        fence(SeqCst);
-        // Relaxed: ordered by the fence; the swap decides who wakes.
-        if self.rx_waiting.load(Relaxed) && self.rx_waiting.swap(false, Relaxed) {
+        // SeqCst: after a `SeqCst` claim this load is the notifier's half
+        // of Dekker (the receiver re-checks the list after its fence); a
+        // plain load on x86. The swap decides who wakes.
+        if self.rx_waiting.load(SeqCst) && self.rx_waiting.swap(false, Relaxed) {
             self.rx_waker.wake();
         }
     }
@@ -98,6 +104,9 @@ impl<T> Chan<T> {
         if self.bound > 0 {
             self.semaphore.add_permits(1);
             if self.rx_closed.load(Acquire) {
+                // Dekker: permit returned; fence; look for the receiver
+                // (the permit count is not a `SeqCst` claim).
+                fence(SeqCst);
                 self.wake_rx();
             }
         }

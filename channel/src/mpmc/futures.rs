@@ -136,14 +136,20 @@ impl<T> fmt::Debug for Recv<'_, T> {
     }
 }
 
+/// `Send::ticket` before the value is in the channel. Never a ring index:
+/// an index's bits below `one_lap` are a position below the capacity, and
+/// `usize::MAX` has all of them set (the ring's module docs).
+const NO_TICKET: usize = usize::MAX;
+
 pin_project! {
     /// Future returned by [`Sender::send`](super::Sender::send).
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Send<'a, T> {
         chan: &'a Chan<T>,
         value: Option<T>,
-        // Rendezvous: where our value sits until a receiver takes it.
-        ticket: Option<usize>,
+        // Rendezvous: where our value sits until a receiver takes it
+        // (`NO_TICKET` before the push; a plain word keeps the future small).
+        ticket: usize,
         place: Place,
         #[pin]
         node: Node,
@@ -154,8 +160,8 @@ pin_project! {
             let this = this.project();
             let chan = *this.chan;
             match *this.ticket {
-                None => leave_passing_on(&chan.send_waiters, *this.place, this.node.as_ref()),
-                Some(ticket) => {
+                NO_TICKET => leave_passing_on(&chan.send_waiters, *this.place, this.node.as_ref()),
+                ticket => {
                     chan.handoff_waiters.leave(*this.place, this.node.as_ref());
                     // Cancelled before a receiver took it: it is not sent.
                     drop(chan.ring().unpush(ticket));
@@ -170,7 +176,7 @@ impl<'a, T> Send<'a, T> {
         Send {
             chan,
             value: Some(value),
-            ticket: None,
+            ticket: NO_TICKET,
             place: Place::None,
             node: Node::new(),
         }
@@ -186,7 +192,7 @@ impl<T> Future for Send<'_, T> {
         let chan = *this.chan;
         let node = this.node.as_ref();
 
-        if this.ticket.is_none() {
+        if *this.ticket == NO_TICKET {
             let value = this.value;
             let pushed = ready!(poll_wait(&chan.send_waiters, this.place, node, cx, || {
                 let v = value.take().expect("`Send` polled after completion");
@@ -205,12 +211,12 @@ impl<T> Future for Send<'_, T> {
                     coop.made_progress();
                     return Poll::Ready(Ok(()));
                 }
-                Ok(ticket) => *this.ticket = Some(ticket),
+                Ok(ticket) => *this.ticket = ticket,
             }
         }
 
         // Rendezvous: wait for a receiver to claim our value.
-        let ticket = this.ticket.expect("set above");
+        let ticket = *this.ticket;
         let ring = chan.ring();
         let res = ready!(poll_wait(
             &chan.handoff_waiters,
@@ -232,7 +238,7 @@ impl<T> Future for Send<'_, T> {
                 None
             }
         ));
-        *this.ticket = None;
+        *this.ticket = NO_TICKET;
         coop.made_progress();
         Poll::Ready(res)
     }

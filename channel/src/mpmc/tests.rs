@@ -140,3 +140,59 @@ fn threads_move_every_value_exactly_once() {
         assert_eq!(sum.load(SeqCst), (0..2 * N).sum::<usize>(), "cap {cap:?}");
     }
 }
+
+/// Counts the wake-ups it receives.
+struct CountingWaker(AtomicUsize);
+
+impl std::task::Wake for CountingWaker {
+    fn wake(self: StdArc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+fn counting_waker() -> (StdArc<CountingWaker>, std::task::Waker) {
+    let count = StdArc::new(CountingWaker(AtomicUsize::new(0)));
+    (count.clone(), std::task::Waker::from(count))
+}
+
+#[test]
+fn list_waiters_keep_replace_and_give_back_their_wakers() {
+    use super::waiters::{Node, Place, WaitQueue};
+    use std::pin::pin;
+
+    let queue = WaitQueue::new();
+    let (first_count, first) = counting_waker();
+    let (second_count, second) = counting_waker();
+    let (third_count, third) = counting_waker();
+    let slot_node = pin!(Node::new());
+    let list_node = pin!(Node::new());
+    let later_node = pin!(Node::new());
+
+    // The fast slot takes the first waiter; the others queue in the list.
+    assert_eq!(queue.register(slot_node.as_ref(), &first), Place::Slot);
+    assert_eq!(queue.register(list_node.as_ref(), &second), Place::List);
+    assert_eq!(queue.register(later_node.as_ref(), &second), Place::List);
+    // A re-poll with another waker replaces the stored one (the old one is
+    // dropped, not woken); with the same waker it keeps it.
+    assert!(queue.poll_registered(Place::List, list_node.as_ref(), &third));
+    assert!(queue.poll_registered(Place::List, later_node.as_ref(), &second));
+
+    // FIFO: the slot first, then the list's head, which now holds `third`.
+    queue.notify_one();
+    assert_eq!(first_count.0.load(SeqCst), 1);
+    queue.notify_one();
+    assert_eq!(third_count.0.load(SeqCst), 1);
+    assert_eq!(second_count.0.load(SeqCst), 0);
+    assert!(!queue.poll_registered(Place::Slot, slot_node.as_ref(), &first));
+    assert!(!queue.poll_registered(Place::List, list_node.as_ref(), &third));
+    // The last one leaves unnotified: its waker is dropped, never woken,
+    // and the queue is empty again.
+    assert!(!queue.leave(Place::List, later_node.as_ref()));
+    queue.notify_one();
+    assert_eq!(second_count.0.load(SeqCst), 0);
+    // Only our own references to the wakers are left.
+    drop((first, second, third));
+    assert_eq!(StdArc::strong_count(&first_count), 1);
+    assert_eq!(StdArc::strong_count(&second_count), 1);
+    assert_eq!(StdArc::strong_count(&third_count), 1);
+}

@@ -8,6 +8,8 @@
 //!   a foreign executor's work too, so these futures run anywhere);
 //! * [`WakeList`]: collect wakers under a lock, wake them after unlocking;
 //! * [`AtomicWaker`]: a lock-free waker slot for one waiting task;
+//! * [`WakerSlot`]: the `Option<Waker>` to embed in futures that are built
+//!   and moved on every call (fully defined when empty: cheap to move);
 //! * the cooperative budget: [`poll_proceed`] before completing, so a task
 //!   that always finds its lock or channel ready still yields after 128
 //!   operations (outside volt the budget is unconstrained);
@@ -27,6 +29,7 @@ pub use crate::util::CachePadded;
 pub use crate::util::atomic_waker::AtomicWaker;
 pub use crate::util::linked_list::{GuardedLinkedList, Link, LinkedList, Pointers};
 pub use crate::util::wake_list::{NUM_WAKERS, WakeList};
+pub use crate::util::waker_slot::WakerSlot;
 
 use std::future::Future;
 

@@ -28,6 +28,7 @@
 use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::*};
 
+use crate::util::waker_slot::WakerSlot;
 use std::fmt;
 use std::task::Waker;
 
@@ -38,7 +39,9 @@ const WAKING: usize = 0b10;
 /// A lock-free waker cell (see the module docs).
 pub struct AtomicWaker {
     state: AtomicUsize,
-    waker: UnsafeCell<Option<Waker>>,
+    // A `WakerSlot`, not an `Option<Waker>`: futures embed an
+    // `AtomicWaker` and are moved while it is empty (see `waker_slot`).
+    waker: UnsafeCell<WakerSlot>,
 }
 
 // SAFETY: the waker field is only touched by the side that owns it per the
@@ -53,7 +56,7 @@ impl AtomicWaker {
     pub const fn new() -> AtomicWaker {
         AtomicWaker {
             state: AtomicUsize::new(WAITING),
-            waker: UnsafeCell::new(None),
+            waker: UnsafeCell::new(WakerSlot::new()),
         }
     }
 
@@ -62,7 +65,7 @@ impl AtomicWaker {
     pub fn new() -> AtomicWaker {
         AtomicWaker {
             state: AtomicUsize::new(WAITING),
-            waker: UnsafeCell::new(None),
+            waker: UnsafeCell::new(WakerSlot::new()),
         }
     }
 
@@ -78,11 +81,7 @@ impl AtomicWaker {
                 // We own the field.
                 let old = self.waker.with_mut(|ptr| {
                     // SAFETY: REGISTERING gives exclusive access (module docs).
-                    let slot = unsafe { &mut *ptr };
-                    match slot {
-                        Some(w) if w.will_wake(waker) => None,
-                        _ => slot.replace(waker.clone()),
-                    }
+                    unsafe { (*ptr).register(waker) }
                 });
                 // AcqRel: Release publishes the waker to the next `wake`.
                 match self

@@ -4,6 +4,7 @@ pub mod atomic_waker;
 pub mod linked_list;
 pub mod rand;
 pub mod wake_list;
+pub mod waker_slot;
 
 #[cfg(feature = "rt")]
 pub(crate) mod atomic_cell;

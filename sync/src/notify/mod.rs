@@ -34,7 +34,7 @@
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::Mutex;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
-use crate::bridge::{Link, LinkedList, Pointers, WakeList};
+use crate::bridge::{Link, LinkedList, Pointers, WakeList, WakerSlot};
 
 use pin_project_lite::pin_project;
 use std::fmt;
@@ -114,7 +114,9 @@ pub struct Notify {
 /// A node of the waiter list, inside a `Notified` future.
 struct Waiter {
     /// The owner's waker; only touched under the lock.
-    waker: UnsafeCell<Option<Waker>>,
+    /// A `WakerSlot`: every `notified()` builds a waiter and the future is
+    /// moved while it is empty (the bridge's `WakerSlot` docs).
+    waker: UnsafeCell<WakerSlot>,
     /// How the waiter was notified (`NOTIFICATION_*`); written under the
     /// lock, read by the owner.
     notification: AtomicUsize,
@@ -611,7 +613,7 @@ impl std::panic::RefUnwindSafe for Notify {}
 impl Waiter {
     fn new() -> Waiter {
         Waiter {
-            waker: UnsafeCell::new(None),
+            waker: UnsafeCell::new(WakerSlot::new()),
             notification: AtomicUsize::new(NOTIFICATION_NONE),
             pointers: Pointers::new(),
             _p: PhantomPinned,
@@ -965,14 +967,8 @@ fn poll_notified(
                 // Still waiting: refresh the waker if it changed.
                 let old = cx.as_mut().and_then(|cx| {
                     let new = cx.waker();
-                    waiter.waker.with_mut(|ptr| {
-                        // SAFETY: we hold the lock.
-                        let slot = unsafe { &mut *ptr };
-                        match slot {
-                            Some(w) if w.will_wake(new) => None,
-                            _ => slot.replace(new.clone()),
-                        }
-                    })
+                    // SAFETY: we hold the lock.
+                    waiter.waker.with_mut(|ptr| unsafe { (*ptr).register(new) })
                 });
                 drop(waiters);
                 drop(old);

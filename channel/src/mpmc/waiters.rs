@@ -180,10 +180,11 @@ impl WaitQueue {
             self.slot.store(OCCUPIED, Release);
             return Place::Slot;
         }
-        // SAFETY: under the lock; the node is not linked (Place::None).
-        let old = node
-            .waker
-            .with_mut(|w| unsafe { (*w).replace(waker.clone()) });
+        let old = node.waker.with_mut(|w| {
+            // SAFETY: under the lock, and the node is not linked
+            // (Place::None): nobody else touches its waker cell.
+            unsafe { (*w).replace(waker.clone()) }
+        });
         debug_assert!(old.is_none(), "a node registers with its old waker taken");
         node.notified.store(false, Relaxed);
         list.push_back(NonNull::from(&*node));
@@ -217,8 +218,10 @@ impl WaitQueue {
                 if node.notified.load(Acquire) {
                     return false;
                 }
-                // SAFETY: under the lock.
-                let old = node.waker.with_mut(|w| unsafe { (*w).register(waker) });
+                let old = node.waker.with_mut(|w| {
+                    // SAFETY: we hold the lock that guards the waker cell.
+                    unsafe { (*w).register(waker) }
+                });
                 drop(list);
                 drop(old);
                 true

@@ -80,7 +80,8 @@ impl AtomicWaker {
             Ok(_) => {
                 // We own the field.
                 let old = self.waker.with_mut(|ptr| {
-                    // SAFETY: REGISTERING gives exclusive access (module docs).
+                    // SAFETY: REGISTERING gives us exclusive access to the
+                    // field (module docs).
                     unsafe { (*ptr).register(waker) }
                 });
                 // AcqRel: Release publishes the waker to the next `wake`.
@@ -161,16 +162,9 @@ impl fmt::Debug for AtomicWaker {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::util::test_waker::Count;
     use std::sync::Arc;
     use std::sync::atomic::AtomicUsize as StdAtomic;
-    use std::task::Wake;
-
-    struct Count(StdAtomic);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
 
     #[test]
     fn wakes_the_last_registered_waker_once() {

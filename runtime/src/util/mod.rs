@@ -6,6 +6,22 @@ pub mod rand;
 pub mod wake_list;
 pub mod waker_slot;
 
+/// A waker that counts its wake-ups, for the unit tests of the waker cells.
+#[cfg(all(test, not(loom)))]
+pub(crate) mod test_waker {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::task::Wake;
+
+    pub(crate) struct Count(pub(crate) AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+}
+
 #[cfg(feature = "rt")]
 pub(crate) mod atomic_cell;
 #[cfg(feature = "rt")]

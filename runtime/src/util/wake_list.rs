@@ -123,16 +123,9 @@ impl fmt::Debug for WakeList {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::util::test_waker::Count as Counter;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
-
-    struct Counter(AtomicUsize);
-    impl Wake for Counter {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     #[test]
     fn wakes_each_once_and_drops_the_rest() {

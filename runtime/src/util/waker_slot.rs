@@ -96,16 +96,10 @@ impl fmt::Debug for WakerSlot {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::WakerSlot;
+    use crate::util::test_waker::Count;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-    use std::task::{Wake, Waker};
-
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
+    use std::task::Waker;
 
     #[test]
     fn holds_replaces_and_drops_each_waker_once() {

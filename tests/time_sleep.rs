@@ -304,3 +304,83 @@ fn many_timers_created_and_cancelled_do_not_leak() {
         assert_eq!(start.elapsed(), Duration::from_millis(1));
     });
 }
+
+// A `Sleep` takes its runtime's handle only when it is first polled; these
+// check that it still belongs to the runtime it was created in.
+
+#[test]
+fn sleep_first_polled_on_another_runtime_keeps_its_own_timer() {
+    // Created under a paused clock, first polled inside a runtime whose
+    // clock is real: only the paused runtime's `advance` may fire it.
+    let paused = volt::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let other = volt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut s = paused.block_on(async { Box::pin(sleep(Duration::from_secs(3600))) });
+    let s = other.block_on(async move {
+        assert!(poll_once(s.as_mut()).is_pending());
+        s
+    });
+    paused.block_on(async move {
+        time::advance(Duration::from_secs(3600)).await;
+        s.await;
+    });
+}
+
+#[test]
+fn sleep_first_polled_off_runtime_fires() {
+    let rt = volt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut s = rt.block_on(async { Box::pin(sleep(Duration::from_millis(5))) });
+    // A plain thread with no runtime polls it, parking until woken.
+    std::thread::spawn(move || {
+        struct Unpark(std::thread::Thread);
+        impl std::task::Wake for Unpark {
+            fn wake(self: Arc<Self>) {
+                self.0.unpark();
+            }
+        }
+        let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+        while s
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+        {
+            std::thread::park();
+        }
+    })
+    .join()
+    .unwrap();
+    drop(rt);
+}
+
+#[test]
+fn unpolled_sleep_after_runtime_dropped_resets_then_panics_on_poll() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let mut s = rt.block_on(async { Box::pin(sleep(Duration::from_secs(60))) });
+    drop(rt);
+    // As tokio: resetting a sleep of a shut-down runtime does not panic...
+    let deadline = s.deadline() + Duration::from_secs(1);
+    s.as_mut().reset(deadline);
+    assert_eq!(s.deadline(), deadline);
+    // ...polling it does.
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(s.as_mut())))
+        .unwrap_err();
+    assert_eq!(
+        err.downcast_ref::<String>().map(String::as_str),
+        Some("A Tokio 1.x context was found, but it is being shutdown.")
+    );
+    drop(s);
+}

@@ -746,6 +746,7 @@ impl Builder {
         let handle = crate::runtime::Handle {
             inner: crate::scheduler::Handle::CurrentThread(handle),
         };
+        crate::scheduler::registry::register(&handle.inner);
 
         Ok(Runtime::from_parts(
             Scheduler::CurrentThread(scheduler),
@@ -781,6 +782,7 @@ impl Builder {
         let handle = crate::runtime::Handle {
             inner: crate::scheduler::Handle::MultiThread(handle),
         };
+        crate::scheduler::registry::register(&handle.inner);
 
         // Spawn the thread pool workers.
         let _enter = handle.enter();

@@ -9,6 +9,7 @@ pub(crate) mod current_thread;
 pub(crate) mod inject;
 #[cfg(feature = "rt-multi-thread")]
 pub(crate) mod multi_thread;
+pub(crate) mod registry;
 
 use crate::runtime::RuntimeFlavor;
 use crate::task::{Id, JoinHandle};

@@ -5,6 +5,15 @@
 //! in the timer shard of the worker polling it (creating and dropping an
 //! unpolled `Sleep` never touches a lock). See `time::driver` for the
 //! entry's state machine and who may touch what.
+//!
+//! The runtime is resolved lazily too. Creating a `Sleep` checks that the
+//! current runtime has timers (tokio's panics otherwise) and records only
+//! its id; the runtime's handle is cloned when the entry is first filed,
+//! from the thread's current runtime when that is the same one (the usual
+//! case), else from `scheduler::registry`. So a `Sleep` that is never
+//! polled, such as the timer of a `timeout` whose future is ready at once,
+//! costs one clock read and no reference count. A filed entry always holds
+//! the handle, which keeps the driver alive until the entry is cancelled.
 
 use crate::context;
 use crate::coop;
@@ -17,6 +26,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{self, Poll, ready};
+
+/// `Sleep::shard` of an entry that is in no shard.
+const NOT_FILED: usize = usize::MAX;
 
 const TIMERS_DISABLED: &str = "A Tokio 1.x context was found, but timers are disabled. \
      Call `enable_time` on the runtime builder to enable timers.";
@@ -152,16 +164,14 @@ pin_project! {
     /// [`volt_runtime::pin!`]: ../macro.pin.html
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Sleep {
-        // Keeps the driver (and its shards) alive while the entry may be
-        // filed.
-        handle: scheduler::Handle,
+        // The runtime whose driver files the entry (module docs).
+        runtime: RuntimeRef,
         deadline: Instant,
-        // The shard the entry is registered with (valid while
-        // `registered`).
-        shard: u32,
-        // Whether the entry's state describes `deadline` (filed or fired);
-        // if so, dropping must go through the shard's lock.
-        registered: bool,
+        // The shard the entry is registered with, or `NOT_FILED`. While
+        // it is a shard, the entry's state describes `deadline` (filed or
+        // fired) and dropping must go through that shard's lock. One word
+        // rather than a `u32` and a `bool`: see `Position::encode`.
+        shard: usize,
         #[pin]
         entry: TimerShared,
     }
@@ -169,11 +179,11 @@ pin_project! {
     impl PinnedDrop for Sleep {
         fn drop(this: Pin<&mut Self>) {
             let me = this.project();
-            if *me.registered {
-                let time = time_handle(me.handle);
+            if *me.shard != NOT_FILED {
+                let time = time_handle(me.runtime.filed());
                 // SAFETY: the entry is registered with this shard and is
                 // still live (we are dropping it after this call).
-                unsafe { time.cancel(*me.shard as usize, NonNull::from(&*me.entry)) };
+                unsafe { time.cancel(*me.shard, NonNull::from(&*me.entry)) };
             }
         }
     }
@@ -181,6 +191,58 @@ pin_project! {
 
 fn time_handle(handle: &scheduler::Handle) -> &driver::Handle {
     handle.driver().time().expect(TIMERS_DISABLED)
+}
+
+/// The id of the current runtime, checking that it has timers (tokio's
+/// panics otherwise).
+#[track_caller]
+#[inline(never)]
+fn current_timer_runtime() -> u64 {
+    match context::with_current(|h| (h.owned_id(), h.driver().time().is_some())) {
+        Ok((id, true)) => id,
+        Ok((_, false)) => panic!("{}", TIMERS_DISABLED),
+        Err(e) => panic!("{}", e),
+    }
+}
+
+/// The runtime a `Sleep` belongs to: its id from creation, and its handle
+/// once the entry has been filed (module docs).
+struct RuntimeRef {
+    /// `owned_id` of the runtime current when the `Sleep` was created.
+    id: u64,
+    handle: Option<scheduler::Handle>,
+}
+
+impl RuntimeRef {
+    /// The handle, cloned from the thread's context or found in the
+    /// registry on first use; `None` if every handle of the runtime is gone
+    /// (it was dropped, so its driver is shut down).
+    fn try_resolve(&mut self) -> Option<&scheduler::Handle> {
+        if self.handle.is_none() {
+            let id = self.id;
+            self.handle = match context::with_current(|h| (h.owned_id() == id).then(|| h.clone())) {
+                Ok(Some(handle)) => Some(handle),
+                // Off its own runtime (another runtime, or a plain thread).
+                _ => scheduler::registry::find(id),
+            };
+        }
+        self.handle.as_ref()
+    }
+
+    /// As `try_resolve`, with tokio's panic for polling a sleep whose
+    /// runtime has shut down.
+    #[track_caller]
+    fn resolve(&mut self) -> &scheduler::Handle {
+        self.try_resolve()
+            .unwrap_or_else(|| panic!("{}", context::RUNTIME_SHUTTING_DOWN_ERROR))
+    }
+
+    /// The handle of an entry that has been filed (so it was resolved).
+    fn filed(&self) -> &scheduler::Handle {
+        self.handle
+            .as_ref()
+            .expect("a filed timer entry holds its runtime's handle")
+    }
 }
 
 /// The shard for an entry filed on this thread: the worker's own, or a
@@ -196,18 +258,16 @@ impl Sleep {
     #[track_caller]
     #[inline]
     pub(crate) fn new_timeout(deadline: Instant) -> Sleep {
-        let handle = match context::with_current(Clone::clone) {
-            Ok(handle) => handle,
-            Err(e) => panic!("{}", e),
-        };
-        if handle.driver().time().is_none() {
-            panic!("{}", TIMERS_DISABLED);
-        }
+        // The checks are out of line and only the id comes back, in a
+        // register: built here, the `Sleep` can be written straight into
+        // the caller's future instead of being returned through memory and
+        // copied (a copy of a value written moments before by narrower
+        // stores stalls on store forwarding; see `util::waker_slot`).
+        let id = current_timer_runtime();
         Sleep {
-            handle,
+            runtime: RuntimeRef { id, handle: None },
             deadline,
-            shard: 0,
-            registered: false,
+            shard: NOT_FILED,
             entry: TimerShared::new(),
         }
     }
@@ -223,7 +283,7 @@ impl Sleep {
     /// elapsed and the timer has fired (it has been polled since the
     /// deadline passed, or the driver fired it).
     pub fn is_elapsed(&self) -> bool {
-        self.registered && self.entry.state() == STATE_FIRED
+        self.shard != NOT_FILED && self.entry.state() == STATE_FIRED
     }
 
     /// Resets the `Sleep` instance to a new deadline.
@@ -269,11 +329,11 @@ impl Sleep {
         let mut this = self;
         *this.as_mut().project().deadline = deadline;
         let me = this.as_mut().project();
-        if *me.registered && !reregister {
-            let time = time_handle(me.handle);
+        if *me.shard != NOT_FILED && !reregister {
+            let time = time_handle(me.runtime.filed());
             // SAFETY: registered with this shard, live.
-            unsafe { time.cancel(*me.shard as usize, NonNull::from(&*me.entry)) };
-            *me.registered = false;
+            unsafe { time.cancel(*me.shard, NonNull::from(&*me.entry)) };
+            *me.shard = NOT_FILED;
         } else if reregister {
             this.file();
         }
@@ -283,30 +343,34 @@ impl Sleep {
     /// the deadline passed).
     fn file(self: Pin<&mut Self>) {
         let me = self.project();
-        let time = time_handle(me.handle);
-        if !*me.registered {
-            *me.shard = current_shard(time.num_shards()) as u32;
+        let Some(handle) = me.runtime.try_resolve() else {
+            // The runtime is gone: nothing to file, as tokio's reset on a
+            // shut-down driver files nothing; a poll reports the shutdown.
+            return;
+        };
+        let time = time_handle(handle);
+        if *me.shard == NOT_FILED {
+            *me.shard = current_shard(time.num_shards());
         }
         let tick = time.source().deadline_to_tick(*me.deadline);
         // The shard only changes while unregistered, so the entry is
         // registered with no other shard.
         // SAFETY: the entry is pinned inside `self`; the drop glue cancels
         // it under this shard's lock before it is freed.
-        let filed = unsafe { time.file(*me.shard as usize, NonNull::from(&*me.entry), tick) };
-        *me.registered = true;
+        let filed = unsafe { time.file(*me.shard, NonNull::from(&*me.entry), tick) };
         if filed == Filed::QueuedUnpark {
-            me.handle.driver().unpark();
+            handle.driver().unpark();
         }
     }
 
     fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
-        let time = time_handle(&self.handle);
+        let time = time_handle(self.as_mut().project().runtime.resolve());
         assert!(
             !time.is_shutdown(),
             "{}",
             crate::context::RUNTIME_SHUTTING_DOWN_ERROR
         );
-        if !self.registered {
+        if self.shard == NOT_FILED {
             self.as_mut().file();
         }
         let me = self.project();

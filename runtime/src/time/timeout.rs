@@ -64,6 +64,7 @@ use std::task::{self, Poll};
 /// runtime, or in a runtime without time enabled
 /// ([`Builder::enable_time`](crate::runtime::Builder::enable_time)).
 #[track_caller]
+#[inline]
 pub fn timeout<F>(duration: Duration, future: F) -> Timeout<F::IntoFuture>
 where
     F: IntoFuture,
@@ -116,6 +117,7 @@ where
 ///
 /// As [`timeout`].
 #[track_caller]
+#[inline]
 pub fn timeout_at<F>(deadline: Instant, future: F) -> Timeout<F::IntoFuture>
 where
     F: IntoFuture,

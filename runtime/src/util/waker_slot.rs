@@ -10,7 +10,10 @@
 //! written, and each such read stalls on store forwarding (perf annotate:
 //! about 20 ns per channel operation, more than the channel's ring). A
 //! `WakerSlot` is a flag plus a zeroed `MaybeUninit<Waker>`: the same
-//! `Option`, fully defined, moved with plain word copies.
+//! `Option`, fully defined, moved with plain word copies. The flag is a
+//! whole word, not a `bool`: a `bool` left seven bytes of padding, and
+//! padding is undefined too (a `Sleep`'s copy was again split into
+//! odd-sized pieces around it).
 //!
 //! The flag says whether `waker` holds a value; only `replace` sets it and
 //! only `take` clears it (moving the value out exactly once), so the value
@@ -20,9 +23,13 @@ use std::fmt;
 use std::mem::MaybeUninit;
 use std::task::Waker;
 
+const EMPTY: usize = 0;
+const SET: usize = 1;
+
 /// An `Option<Waker>` with a fully defined empty state (module docs).
 pub struct WakerSlot {
-    set: bool,
+    /// `SET` or `EMPTY`; a word so that the slot has no padding.
+    set: usize,
     waker: MaybeUninit<Waker>,
 }
 
@@ -30,7 +37,7 @@ impl WakerSlot {
     /// An empty slot.
     pub const fn new() -> WakerSlot {
         WakerSlot {
-            set: false,
+            set: EMPTY,
             // Zeroed, not uninit: defined bytes are the point (module docs).
             waker: MaybeUninit::zeroed(),
         }
@@ -40,16 +47,16 @@ impl WakerSlot {
     #[inline]
     pub fn get(&self) -> Option<&Waker> {
         // SAFETY: `set` says `waker` holds a value.
-        self.set.then(|| unsafe { self.waker.assume_init_ref() })
+        (self.set == SET).then(|| unsafe { self.waker.assume_init_ref() })
     }
 
     /// Takes the stored waker out, leaving the slot empty.
     #[inline]
     pub fn take(&mut self) -> Option<Waker> {
-        if !self.set {
+        if self.set == EMPTY {
             return None;
         }
-        self.set = false;
+        self.set = EMPTY;
         // SAFETY: `set` said `waker` held a value; clearing the flag first
         // means it is moved out exactly once.
         Some(unsafe { self.waker.assume_init_read() })
@@ -60,7 +67,7 @@ impl WakerSlot {
     pub fn replace(&mut self, waker: Waker) -> Option<Waker> {
         let old = self.take();
         self.waker.write(waker);
-        self.set = true;
+        self.set = SET;
         old
     }
 
@@ -89,7 +96,9 @@ impl Drop for WakerSlot {
 
 impl fmt::Debug for WakerSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WakerSlot").field("set", &self.set).finish()
+        f.debug_struct("WakerSlot")
+            .field("set", &(self.set == SET))
+            .finish()
     }
 }
 

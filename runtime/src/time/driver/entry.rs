@@ -64,12 +64,38 @@ pub(crate) enum Position {
     Pending,
 }
 
+impl Position {
+    /// The entry keeps its position as one whole word, not as this
+    /// three-byte enum: a `Sleep` is moved (into its task, into
+    /// `black_box`) right after it is built, and a copy whose wide loads
+    /// straddle the narrow stores of an odd-sized field stalls on store
+    /// forwarding (the same reason as `WakerSlot`).
+    const fn encode(self) -> u64 {
+        match self {
+            Position::None => 0,
+            Position::Pending => 1,
+            Position::Slot { level, slot } => 2 | (level as u64) << 8 | (slot as u64) << 16,
+        }
+    }
+
+    fn decode(word: u64) -> Position {
+        match word {
+            0 => Position::None,
+            1 => Position::Pending,
+            _ => Position::Slot {
+                level: (word >> 8) as u8,
+                slot: (word >> 16) as u8,
+            },
+        }
+    }
+}
+
 /// The part of a timer the driver sees (see the module docs).
 pub(crate) struct TimerShared {
     /// Links of the wheel list holding the entry; shard lock.
     pointers: linked_list::Pointers<TimerShared>,
-    /// Which list; shard lock.
-    position: UnsafeCell<Position>,
+    /// Which list (`Position::encode`); shard lock.
+    position: UnsafeCell<u64>,
     /// The tick the entry is filed at; shard lock.
     when: UnsafeCell<u64>,
     /// See the module docs.
@@ -89,7 +115,7 @@ impl TimerShared {
     pub(crate) fn new() -> TimerShared {
         TimerShared {
             pointers: linked_list::Pointers::new(),
-            position: UnsafeCell::new(Position::None),
+            position: UnsafeCell::new(Position::None.encode()),
             when: UnsafeCell::new(0),
             state: AtomicU64::new(STATE_UNREGISTERED),
             waker: AtomicWaker::new(),
@@ -128,14 +154,14 @@ impl TimerShared {
     /// The caller holds the lock of the shard the entry is registered with.
     pub(crate) unsafe fn position(&self) -> Position {
         // SAFETY: the lock serializes every access (caller).
-        unsafe { *self.position.get() }
+        Position::decode(unsafe { *self.position.get() })
     }
 
     /// # Safety
     /// As [`position`](Self::position).
     pub(crate) unsafe fn set_position(&self, pos: Position) {
         // SAFETY: as above.
-        unsafe { *self.position.get() = pos }
+        unsafe { *self.position.get() = pos.encode() }
     }
 
     /// # Safety

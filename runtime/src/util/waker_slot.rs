@@ -89,6 +89,7 @@ impl Default for WakerSlot {
 }
 
 impl Drop for WakerSlot {
+    #[inline]
     fn drop(&mut self) {
         drop(self.take());
     }

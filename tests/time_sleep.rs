@@ -228,16 +228,20 @@ fn sleep_without_enable_time_panics() {
     });
 }
 
-#[test]
-fn sleep_after_shutdown_panics_with_tokio_message() {
+/// A 60 s sleep created in a current-thread runtime that is then dropped.
+fn sleep_of_dropped_runtime() -> Pin<Box<time::Sleep>> {
     let rt = volt::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .unwrap();
-    let mut s = rt.block_on(async { Box::pin(sleep(Duration::from_secs(60))) });
+    let s = rt.block_on(async { Box::pin(sleep(Duration::from_secs(60))) });
     drop(rt);
-    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(s.as_mut())))
-        .unwrap_err();
+    s
+}
+
+/// Polls `s` once, expecting tokio's panic for a runtime that shut down.
+fn assert_poll_panics_with_shutdown_message(s: Pin<&mut time::Sleep>) {
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(s))).unwrap_err();
     let msg = err
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -246,6 +250,12 @@ fn sleep_after_shutdown_panics_with_tokio_message() {
         msg.as_deref(),
         Some("A Tokio 1.x context was found, but it is being shutdown.")
     );
+}
+
+#[test]
+fn sleep_after_shutdown_panics_with_tokio_message() {
+    let mut s = sleep_of_dropped_runtime();
+    assert_poll_panics_with_shutdown_message(s.as_mut());
 }
 
 #[test]
@@ -365,22 +375,11 @@ fn sleep_first_polled_off_runtime_fires() {
 
 #[test]
 fn unpolled_sleep_after_runtime_dropped_resets_then_panics_on_poll() {
-    let rt = volt::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
-    let mut s = rt.block_on(async { Box::pin(sleep(Duration::from_secs(60))) });
-    drop(rt);
+    let mut s = sleep_of_dropped_runtime();
     // As tokio: resetting a sleep of a shut-down runtime does not panic...
     let deadline = s.deadline() + Duration::from_secs(1);
     s.as_mut().reset(deadline);
     assert_eq!(s.deadline(), deadline);
     // ...polling it does.
-    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(s.as_mut())))
-        .unwrap_err();
-    assert_eq!(
-        err.downcast_ref::<String>().map(String::as_str),
-        Some("A Tokio 1.x context was found, but it is being shutdown.")
-    );
-    drop(s);
+    assert_poll_panics_with_shutdown_message(s.as_mut());
 }

@@ -746,6 +746,7 @@ impl Builder {
         let handle = crate::runtime::Handle {
             inner: crate::scheduler::Handle::CurrentThread(handle),
         };
+        #[cfg(feature = "time")]
         crate::scheduler::registry::register(&handle.inner);
 
         Ok(Runtime::from_parts(
@@ -782,6 +783,7 @@ impl Builder {
         let handle = crate::runtime::Handle {
             inner: crate::scheduler::Handle::MultiThread(handle),
         };
+        #[cfg(feature = "time")]
         crate::scheduler::registry::register(&handle.inner);
 
         // Spawn the thread pool workers.

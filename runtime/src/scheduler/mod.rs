@@ -9,6 +9,8 @@ pub(crate) mod current_thread;
 pub(crate) mod inject;
 #[cfg(feature = "rt-multi-thread")]
 pub(crate) mod multi_thread;
+// Only `time::Sleep` looks runtimes up by id.
+#[cfg(feature = "time")]
 pub(crate) mod registry;
 
 use crate::runtime::RuntimeFlavor;

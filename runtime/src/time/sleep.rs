@@ -353,10 +353,10 @@ impl Sleep {
             *me.shard = current_shard(time.num_shards());
         }
         let tick = time.source().deadline_to_tick(*me.deadline);
-        // The shard only changes while unregistered, so the entry is
-        // registered with no other shard.
         // SAFETY: the entry is pinned inside `self`; the drop glue cancels
-        // it under this shard's lock before it is freed.
+        // it under this shard's lock before it is freed. The shard only
+        // changes while unregistered, so the entry is registered with no
+        // other shard.
         let filed = unsafe { time.file(*me.shard, NonNull::from(&*me.entry), tick) };
         if filed == Filed::QueuedUnpark {
             handle.driver().unpark();

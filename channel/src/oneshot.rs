@@ -46,15 +46,39 @@
 //! registers its waker and then looks at the state again (the value its
 //! `fetch_or` returns), so a change made between its first look and the
 //! registration is not missed.
+//!
+//! # Who frees the block
+//!
+//! The shared block is a plain `Box`, not an `Arc`: its two owners are
+//! counted in the same state word, by two more bits.
+//!
+//! * `TX_GONE` / `RX_GONE`: that side has let go of the block and will not
+//!   touch it again. A side lets go with an RMW (AcqRel: its own accesses
+//!   happen before the free, the other side's before ours); the side whose
+//!   RMW finds the other's bit already set frees the block. A side that
+//!   has *seen* the other's bit with an Acquire load owns the block alone
+//!   and frees it with no RMW at all.
+//! * The sender's completing CAS sets `TX_GONE` in the same step when no
+//!   receiver waker is published (nothing left to do after it). Only with
+//!   `RX_WAITING` set does it wake the receiver first and let go after.
+//!
+//! The usual life of a channel (send, then receive) is therefore one CAS:
+//! no reference count to increment on creation, none to decrement on
+//! either side's drop; the receiver sees `COMPLETE | TX_GONE`, takes the
+//! value and frees the block. (`tokio`'s `Arc` costs three more RMWs.)
+//! `RX_GONE` is only ever set with or after `RX_CLOSED`, and after
+//! `COMPLETE` the sender does nothing but the wake-up and its let-go, so
+//! the sender's completing CAS, which fails on `RX_CLOSED`, never races a
+//! freed block.
 
 use crate::bridge;
 use crate::bridge::loom::cell::UnsafeCell;
-use crate::bridge::loom::sync::Arc;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
 
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker, ready};
 
 pub mod error {
@@ -106,6 +130,10 @@ const RX_CLOSED: usize = 0b10;
 const RX_WAITING: usize = 0b100;
 /// The sender has registered its waker (in `closed()`).
 const TX_WAITING: usize = 0b1000;
+/// The sender has let go of the block (module docs, "Who frees the block").
+const TX_GONE: usize = 0b1_0000;
+/// The receiver has let go of the block.
+const RX_GONE: usize = 0b10_0000;
 
 struct Inner<T> {
     state: AtomicUsize,
@@ -114,6 +142,13 @@ struct Inner<T> {
     rx_waker: UnsafeCell<Option<Waker>>,
     /// Guarded by `TX_WAITING` (module docs).
     tx_waker: UnsafeCell<Option<Waker>>,
+    /// Loom reports a block that no side freed.
+    #[cfg(loom)]
+    _leak_check: UnsafeCell<Option<loom::alloc::Track<()>>>,
+    /// Under loom a freed block is only marked (its memory stays), so an
+    /// access after the free panics instead of going unnoticed.
+    #[cfg(loom)]
+    freed: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: the value moves from the sender's thread to the receiver's
@@ -122,31 +157,108 @@ unsafe impl<T: Send> Send for Inner<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Sync for Inner<T> {}
 
-impl<T> Inner<T> {
-    /// Sets `COMPLETE` unless the receiver is closed; returns whether it did.
-    fn complete(&self) -> bool {
-        let mut state = self.state.load(Relaxed);
-        loop {
-            if state & RX_CLOSED != 0 {
-                return false;
-            }
-            // AcqRel: Release publishes the value to the receiver.
-            match self
-                .state
-                .compare_exchange_weak(state, state | COMPLETE, AcqRel, Relaxed)
-            {
-                Ok(_) => {
-                    if state & RX_WAITING != 0 {
-                        // SAFETY: RX_WAITING was set when our RMW set
-                        // COMPLETE: the cell is published and the receiver
-                        // no longer writes it.
-                        unsafe { wake_cell(&self.rx_waker) };
-                    }
-                    return true;
-                }
-                Err(actual) => state = actual,
-            }
+/// The sender's last step: sets `COMPLETE` unless the receiver is closed,
+/// and lets go of the block. Returns `false` (having let go of nothing) if
+/// the receiver is closed: the caller takes its value back, if any, and
+/// then calls [`release`].
+///
+/// # Safety
+///
+/// `ptr` is the sender's block, and the sender has not let go of it.
+#[inline]
+unsafe fn complete<T>(ptr: NonNull<Inner<T>>) -> bool {
+    // SAFETY: the sender has not let go, so the block is alive.
+    let inner = unsafe { ptr.as_ref() }.live();
+    let mut state = inner.state.load(Relaxed);
+    loop {
+        if state & RX_CLOSED != 0 {
+            return false;
         }
+        // No receiver waker to wake: let go in the same step.
+        let next = if state & RX_WAITING == 0 {
+            state | COMPLETE | TX_GONE
+        } else {
+            state | COMPLETE
+        };
+        // AcqRel: Release publishes the value (and, with TX_GONE, every
+        // access of ours) to the receiver; Acquire for its waker.
+        match inner
+            .state
+            .compare_exchange_weak(state, next, AcqRel, Relaxed)
+        {
+            Ok(_) => {
+                if state & RX_WAITING != 0 {
+                    // SAFETY: RX_WAITING was set when our RMW set
+                    // COMPLETE: the cell is published and the receiver no
+                    // longer writes it. The block lives until we let go.
+                    unsafe { wake_cell(&inner.live().rx_waker) };
+                    // SAFETY: we have not let go yet, and touch nothing after.
+                    unsafe { release(ptr, TX_GONE) };
+                }
+                return true;
+            }
+            Err(actual) => state = actual,
+        }
+    }
+}
+
+/// Lets go of the block for one side (`gone`: `TX_GONE` or `RX_GONE`),
+/// freeing it if the other side already has.
+///
+/// # Safety
+///
+/// `ptr` is live, the caller's side has not let go before, and it does not
+/// touch the block after this call.
+unsafe fn release<T>(ptr: NonNull<Inner<T>>, gone: usize) {
+    let other = (TX_GONE | RX_GONE) & !gone;
+    // SAFETY: the caller has not let go, so the block is alive.
+    let state = unsafe { ptr.as_ref() }.live().state.fetch_or(gone, AcqRel);
+    // AcqRel: Release orders our accesses before the other side's free;
+    // Acquire orders the other side's accesses before ours.
+    if state & other != 0 {
+        // SAFETY: both sides have let go; we were last, and alone.
+        unsafe { free(ptr) };
+    }
+}
+
+/// Frees the block.
+///
+/// # Safety
+///
+/// Both sides have let go of the block, or the caller's side has not and
+/// has seen (Acquire) the other side's `*_GONE` bit: nobody else touches it.
+unsafe fn free<T>(ptr: NonNull<Inner<T>>) {
+    #[cfg(not(loom))]
+    // SAFETY: allocated by `Box::new` in `channel`; exclusive (contract).
+    drop(unsafe { Box::from_raw(ptr.as_ptr()) });
+    #[cfg(loom)]
+    {
+        // Loom: drop the contents (and the leak tracker), keep the memory
+        // marked as freed (see `Inner::freed`).
+        // SAFETY: exclusive (contract): nobody else touches the cells.
+        unsafe {
+            let inner = ptr.as_ref().live();
+            inner.value.with_mut(|p| *p = None);
+            inner.rx_waker.with_mut(|p| *p = None);
+            inner.tx_waker.with_mut(|p| *p = None);
+            inner._leak_check.with_mut(|p| *p = None);
+            inner
+                .freed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+impl<T> Inner<T> {
+    /// `self`, checked (under loom) not to be freed yet.
+    #[inline(always)]
+    fn live(&self) -> &Self {
+        #[cfg(loom)]
+        assert!(
+            !self.freed.load(std::sync::atomic::Ordering::Relaxed),
+            "oneshot block used after it was freed"
+        );
+        self
     }
 
     /// Takes the value. Caller: the receiver, after seeing `COMPLETE`.
@@ -164,7 +276,7 @@ impl<T> Inner<T> {
         if prev & (COMPLETE | TX_WAITING) == TX_WAITING {
             // SAFETY: TX_WAITING was set when our RMW set RX_CLOSED: the
             // cell is published and the sender no longer writes it.
-            unsafe { wake_cell(&self.tx_waker) };
+            unsafe { wake_cell(&self.live().tx_waker) };
         }
         prev
     }
@@ -247,23 +359,24 @@ unsafe fn wake_cell(cell: &UnsafeCell<Option<Waker>>) {
 /// assert_eq!(rx.try_recv(), Ok("done"));
 /// ```
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
-    let inner = Arc::new(Inner {
+    let inner = Box::new(Inner {
         state: AtomicUsize::new(0),
         value: UnsafeCell::new(None),
         rx_waker: UnsafeCell::new(None),
         tx_waker: UnsafeCell::new(None),
+        #[cfg(loom)]
+        _leak_check: UnsafeCell::new(Some(loom::alloc::Track::new(()))),
+        #[cfg(loom)]
+        freed: std::sync::atomic::AtomicBool::new(false),
     });
-    (
-        Sender {
-            inner: Some(inner.clone()),
-        },
-        Receiver { inner: Some(inner) },
-    )
+    let ptr = NonNull::from(Box::leak(inner));
+    (Sender { inner: Some(ptr) }, Receiver { inner: Some(ptr) })
 }
 
 /// Sends a value to the associated [`Receiver`].
 pub struct Sender<T> {
-    inner: Option<Arc<Inner<T>>>,
+    /// The shared block; `None` once this side has let go of it.
+    inner: Option<NonNull<Inner<T>>>,
 }
 
 /// Receives a value from the associated [`Sender`]. Await it (it is a
@@ -274,24 +387,62 @@ pub struct Sender<T> {
 /// Awaiting `&mut Receiver` is cancel safe: dropping the `&mut` future
 /// loses nothing, the value can still be received later.
 pub struct Receiver<T> {
-    inner: Option<Arc<Inner<T>>>,
+    /// The shared block; `None` once this side has let go of it (it has
+    /// produced its result).
+    inner: Option<NonNull<Inner<T>>>,
 }
 
+// SAFETY: the handles are what an `Arc<Inner<T>>` would be: the block is
+// shared between two threads at most, and `Inner<T>` is `Send + Sync` for
+// `T: Send` (the value only moves from one side to the other).
+unsafe impl<T: Send> Send for Sender<T> {}
+// SAFETY: as above; `&Sender` only reads the state word.
+unsafe impl<T: Send> Sync for Sender<T> {}
+// SAFETY: as for `Sender`.
+unsafe impl<T: Send> Send for Receiver<T> {}
+// SAFETY: as above; `&Receiver` only reads the state word and, after
+// `COMPLETE`, checks the value cell that belongs to the receiver.
+unsafe impl<T: Send> Sync for Receiver<T> {}
+
 impl<T> Sender<T> {
+    fn inner(&self) -> Option<&Inner<T>> {
+        // SAFETY: `Some` until this side lets go, and the block lives until
+        // both have.
+        self.inner.map(|ptr| unsafe { &*ptr.as_ptr() }.live())
+    }
+
     /// Sends `t`, or gives it back if the receiver is closed or dropped.
     /// A successful send does not mean the receiver will read the value: it
     /// may still be dropped first (and the value with it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_channel::oneshot;
+    ///
+    /// let (tx, rx) = oneshot::channel();
+    /// drop(rx);
+    /// assert_eq!(tx.send(7), Err(7));
+    /// ```
     pub fn send(mut self, t: T) -> Result<(), T> {
-        let inner = self.inner.take().expect("sender used after send");
+        let ptr = self.inner.take().expect("sender used after send");
+        // `inner` is `None`: dropping `self` would do nothing.
+        std::mem::forget(self);
+        // SAFETY: we have not let go; the block is alive.
+        let inner = unsafe { ptr.as_ref() };
         // SAFETY: COMPLETE is not set (only this consumed sender sets it),
         // so the receiver does not touch the cell yet.
         inner.value.with_mut(|p| unsafe { *p = Some(t) });
-        if inner.complete() {
+        // SAFETY: our block; we let go of it here (and `self.inner` is
+        // `None`, so our drop does nothing).
+        if unsafe { complete(ptr) } {
             return Ok(());
         }
         // The receiver is gone: the value was never published; take it back.
         // SAFETY: COMPLETE was not set, so the cell is still ours.
         let t = inner.value.with_mut(|p| unsafe { (*p).take() });
+        // SAFETY: `complete` let go of nothing; we touch nothing after.
+        unsafe { release(ptr, TX_GONE) };
         Err(t.expect("value stored above"))
     }
 
@@ -306,7 +457,7 @@ impl<T> Sender<T> {
 
     /// Whether the receiver is closed or dropped.
     pub fn is_closed(&self) -> bool {
-        match &self.inner {
+        match self.inner() {
             // Relaxed: a snapshot.
             Some(inner) => inner.state.load(Relaxed) & RX_CLOSED != 0,
             None => true,
@@ -317,7 +468,7 @@ impl<T> Sender<T> {
     /// for the next state change).
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let coop = ready!(bridge::poll_proceed(cx));
-        let inner = self.inner.as_ref().expect("sender used after send");
+        let inner = self.inner().expect("sender used after send");
         match inner.register(&inner.tx_waker, TX_WAITING, RX_CLOSED, cx.waker()) {
             Ok(()) => Poll::Pending,
             Err(_) => {
@@ -331,18 +482,56 @@ impl<T> Sender<T> {
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         // Dropped without sending: complete with no value.
-        if let Some(inner) = &self.inner {
-            inner.complete();
+        if let Some(ptr) = self.inner.take() {
+            // SAFETY: our block, not let go of yet; nothing touches it after.
+            unsafe {
+                if !complete(ptr) {
+                    release(ptr, TX_GONE);
+                }
+            }
         }
     }
 }
 
 impl<T> Receiver<T> {
+    fn inner(&self) -> Option<&Inner<T>> {
+        // SAFETY: as in `Sender::inner`.
+        self.inner.map(|ptr| unsafe { &*ptr.as_ptr() }.live())
+    }
+
+    /// Lets go of the block after producing the result; `seen` is a state
+    /// this side loaded with Acquire (or an AcqRel RMW).
+    #[inline]
+    fn let_go(&mut self, seen: usize) {
+        let Some(ptr) = self.inner.take() else {
+            return;
+        };
+        if seen & TX_GONE != 0 {
+            // SAFETY: the sender let go before our Acquire look: the block
+            // is ours alone.
+            unsafe { free(ptr) };
+        } else {
+            // SAFETY: not let go before (`inner` was `Some`); `None` now.
+            unsafe { release(ptr, RX_GONE) };
+        }
+    }
+
     /// Prevents the sender from sending: its `send` fails from now on and
     /// its `closed()` resolves. A value sent before can still be received
     /// with [`try_recv`](Self::try_recv).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_channel::oneshot;
+    ///
+    /// let (tx, mut rx) = oneshot::channel::<u32>();
+    /// rx.close();
+    /// assert!(tx.is_closed());
+    /// assert_eq!(tx.send(1), Err(1));
+    /// ```
     pub fn close(&mut self) {
-        if let Some(inner) = &self.inner {
+        if let Some(inner) = self.inner() {
             inner.close_rx();
         }
     }
@@ -355,7 +544,7 @@ impl<T> Receiver<T> {
 
     /// Whether there is no value to receive right now.
     pub fn is_empty(&self) -> bool {
-        let Some(inner) = &self.inner else {
+        let Some(inner) = self.inner() else {
             return true;
         };
         // Acquire: the value is visible once COMPLETE is.
@@ -379,8 +568,8 @@ impl<T> Receiver<T> {
     /// assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
     /// ```
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let inner = self.inner.as_ref().ok_or(TryRecvError::Closed)?;
-        // Acquire: pairs with the sender's completion.
+        let inner = self.inner().ok_or(TryRecvError::Closed)?;
+        // Acquire: pairs with the sender's completion (and its let-go).
         let state = inner.state.load(Acquire);
         let res = if state & COMPLETE != 0 {
             inner.take_value().ok_or(TryRecvError::Closed)
@@ -389,7 +578,7 @@ impl<T> Receiver<T> {
         } else {
             return Err(TryRecvError::Empty);
         };
-        self.inner = None;
+        self.let_go(state);
         res
     }
 
@@ -409,8 +598,9 @@ impl<T> Future for Receiver<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let inner = this.inner.as_ref().expect("called after complete");
+        let inner = this.inner().expect("called after complete");
         let coop = ready!(bridge::poll_proceed(cx));
+        // `register` returns the state with Acquire (or AcqRel) ordering.
         let state = match inner.register(
             &inner.rx_waker,
             RX_WAITING,
@@ -428,19 +618,40 @@ impl<T> Future for Receiver<T> {
             return Poll::Pending;
         };
         coop.made_progress();
-        this.inner = None;
+        this.let_go(state);
         Poll::Ready(res)
     }
 }
 
 impl<T> Drop for Receiver<T> {
+    #[inline]
     fn drop(&mut self) {
-        if let Some(inner) = &self.inner {
-            if inner.close_rx() & COMPLETE != 0 {
-                // The value is ours: drop it here, on the receiver's thread.
-                drop(inner.take_value());
-            }
+        // Inline check: a receiver that produced its result (the usual
+        // case) has nothing left to do.
+        if self.inner.is_some() {
+            self.drop_slow();
         }
+    }
+}
+
+impl<T> Receiver<T> {
+    #[inline(never)]
+    fn drop_slow(&mut self) {
+        let Some(inner) = self.inner() else {
+            return;
+        };
+        // AcqRel (in `close_rx`): the state it returns may be trusted for
+        // the value and for TX_GONE.
+        let state = inner.close_rx();
+        // The value is ours: drop it here, on the receiver's thread, but
+        // only after letting go (the block may be freed meanwhile).
+        let value = if state & COMPLETE != 0 {
+            inner.take_value()
+        } else {
+            None
+        };
+        self.let_go(state);
+        drop(value);
     }
 }
 
@@ -460,95 +671,8 @@ impl<T> fmt::Debug for Receiver<T> {
     }
 }
 
+#[cfg(all(test, not(loom)))]
+mod tests;
+
 #[cfg(all(test, loom))]
-mod loom_tests {
-    use super::*;
-    use loom::future::block_on;
-    use loom::thread;
-
-    #[test]
-    fn send_races_the_receiver() {
-        loom::model(|| {
-            let (tx, rx) = channel::<u32>();
-            let t = thread::spawn(move || tx.send(1));
-            assert_eq!(block_on(rx), Ok(1));
-            assert_eq!(t.join().unwrap(), Ok(()));
-        });
-    }
-
-    #[test]
-    fn sender_dropped_without_sending_wakes_the_receiver() {
-        loom::model(|| {
-            let (tx, rx) = channel::<u32>();
-            let t = thread::spawn(move || drop(tx));
-            assert_eq!(block_on(rx), Err(RecvError(())));
-            t.join().unwrap();
-        });
-    }
-
-    /// The receiver drops while the sender sends: either the send fails
-    /// and returns the value, or it succeeds and the receiver drops it;
-    /// never both, never neither.
-    #[test]
-    fn send_races_receiver_drop() {
-        loom::model(|| {
-            let (tx, rx) = channel::<Arc<()>>();
-            let v = Arc::new(());
-            let v2 = v.clone();
-            let t = thread::spawn(move || tx.send(v2).is_ok());
-            drop(rx);
-            let _sent = t.join().unwrap();
-            // Either way the clone is gone again.
-            assert_eq!(Arc::strong_count(&v), 1);
-        });
-    }
-
-    /// The receiver re-registers with a different waker (it moved to
-    /// another task) while the sender completes: the second waker is woken,
-    /// or the second poll sees the value; the cell is never written while
-    /// the sender reads it (loom checks the cell accesses).
-    #[test]
-    fn reregistration_races_the_send() {
-        loom::model(|| {
-            let (tx, mut rx) = channel::<u32>();
-            let t = thread::spawn(move || tx.send(1));
-            let mut rx_ref = std::pin::pin!(&mut rx);
-            let first = rx_ref
-                .as_mut()
-                .poll(&mut Context::from_waker(std::task::Waker::noop()));
-            if first.is_pending() {
-                // A different waker: the cell is taken back and rewritten.
-                assert_eq!(block_on(rx_ref), Ok(1));
-            } else {
-                assert_eq!(first, Poll::Ready(Ok(1)));
-            }
-            assert_eq!(t.join().unwrap(), Ok(()));
-        });
-    }
-
-    /// The sender's `closed()` re-registers while the receiver drops.
-    #[test]
-    fn closed_reregistration_races_receiver_drop() {
-        loom::model(|| {
-            let (mut tx, rx) = channel::<u32>();
-            let t = thread::spawn(move || drop(rx));
-            let first = tx.poll_closed(&mut Context::from_waker(std::task::Waker::noop()));
-            if first.is_pending() {
-                block_on(tx.closed());
-            }
-            assert!(tx.is_closed());
-            t.join().unwrap();
-        });
-    }
-
-    #[test]
-    fn closed_wakes_on_receiver_drop() {
-        loom::model(|| {
-            let (mut tx, rx) = channel::<u32>();
-            let t = thread::spawn(move || drop(rx));
-            block_on(tx.closed());
-            assert!(tx.is_closed());
-            t.join().unwrap();
-        });
-    }
-}
+mod loom_tests;

@@ -34,6 +34,9 @@ use std::task::{Context, Poll, ready};
 /// re-check right after registering), the notification was meant for a
 /// value we did not take: we pass it on, or a waiter behind us could sleep
 /// next to a value forever.
+///
+/// `attempt` has one call site (a loop of at most two turns), so the
+/// compiler inlines it: this is every `send`/`recv`'s hot path.
 #[inline]
 pub(super) fn poll_wait<R>(
     queue: &WaitQueue,
@@ -50,18 +53,24 @@ pub(super) fn poll_wait<R>(
         // Notified, and out of the queue: this attempt uses it.
         *place = Place::None;
     }
-    if let Some(r) = attempt() {
-        return Poll::Ready(r);
+    let mut registered = false;
+    loop {
+        if let Some(r) = attempt() {
+            if registered {
+                // Won by the re-check: the success came from elsewhere.
+                leave_passing_on(queue, *place, node);
+                *place = Place::None;
+            }
+            return Poll::Ready(r);
+        }
+        if registered {
+            return Poll::Pending;
+        }
+        *place = queue.register(node, cx.waker());
+        registered = true;
+        // Dekker: registered; fence; look again.
+        fence(SeqCst);
     }
-    *place = queue.register(node, cx.waker());
-    // Dekker: registered; fence; look again.
-    fence(SeqCst);
-    if let Some(r) = attempt() {
-        leave_passing_on(queue, *place, node);
-        *place = Place::None;
-        return Poll::Ready(r);
-    }
-    Poll::Pending
 }
 
 /// Leaves `queue`, passing a notification on if we held one we did not use.
@@ -158,15 +167,25 @@ pin_project! {
     impl<T> PinnedDrop for Send<'_, T> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            let chan = *this.chan;
-            match *this.ticket {
-                NO_TICKET => leave_passing_on(&chan.send_waiters, *this.place, this.node.as_ref()),
-                ticket => {
-                    chan.handoff_waiters.leave(*this.place, this.node.as_ref());
-                    // Cancelled before a receiver took it: it is not sent.
-                    drop(chan.ring().unpush(ticket));
-                }
+            // Checked inline: a send that never waited (nearly all) has
+            // nothing to undo.
+            if *this.ticket != NO_TICKET || *this.place != Place::None {
+                undo_send(*this.chan, *this.ticket, *this.place, this.node.as_ref());
             }
+        }
+    }
+}
+
+/// A `Send` dropped while registered, or (rendezvous) with its value
+/// still offered: leaves its queue and takes the value back.
+#[inline(never)]
+fn undo_send<T>(chan: &Chan<T>, ticket: usize, place: Place, node: Pin<&Node>) {
+    match ticket {
+        NO_TICKET => leave_passing_on(&chan.send_waiters, place, node),
+        ticket => {
+            chan.handoff_waiters.leave(place, node);
+            // Cancelled before a receiver took it: it is not sent.
+            drop(chan.ring().unpush(ticket));
         }
     }
 }

@@ -233,9 +233,9 @@ unsafe fn free<T>(ptr: NonNull<Inner<T>>) {
     drop(unsafe { Box::from_raw(ptr.as_ptr()) });
     #[cfg(loom)]
     {
+        // SAFETY: exclusive (contract): nobody else touches the cells.
         // Loom: drop the contents (and the leak tracker), keep the memory
         // marked as freed (see `Inner::freed`).
-        // SAFETY: exclusive (contract): nobody else touches the cells.
         unsafe {
             let inner = ptr.as_ref().live();
             inner.value.with_mut(|p| *p = None);
@@ -433,13 +433,13 @@ impl<T> Sender<T> {
         // SAFETY: COMPLETE is not set (only this consumed sender sets it),
         // so the receiver does not touch the cell yet.
         inner.value.with_mut(|p| unsafe { *p = Some(t) });
-        // SAFETY: our block; we let go of it here (and `self.inner` is
-        // `None`, so our drop does nothing).
+        // SAFETY: our block, not let go of yet (`self` is forgotten, so its
+        // drop will not complete it a second time).
         if unsafe { complete(ptr) } {
             return Ok(());
         }
-        // The receiver is gone: the value was never published; take it back.
-        // SAFETY: COMPLETE was not set, so the cell is still ours.
+        // SAFETY: COMPLETE was not set, so the cell is still ours. (The
+        // receiver is gone: the value was never published; take it back.)
         let t = inner.value.with_mut(|p| unsafe { (*p).take() });
         // SAFETY: `complete` let go of nothing; we touch nothing after.
         unsafe { release(ptr, TX_GONE) };

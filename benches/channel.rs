@@ -9,8 +9,8 @@
 //! * `mpsc_4p_bounded1024`, `mpsc_4p_unbounded`: `volt::sync::mpsc`
 //!   against `tokio::sync::mpsc`, each on its own runtime.
 //!
-//! * `oneshot_local` / `oneshot_cross_task`: `sync::oneshot`, volt on volt
-//!   against tokio on tokio.
+//! * `oneshot_local` / `oneshot_ping_pong` / `oneshot_cross_task`:
+//!   `sync::oneshot`, volt on volt against tokio on tokio.
 //! * `broadcast_1s8r`: `sync::broadcast`, one sender and 8 receivers.
 //!
 //! Each MPMC iteration moves `MSGS` messages in total.
@@ -204,9 +204,46 @@ fn mpsc_shape(c: &mut Criterion) {
     g.finish();
 }
 
+/// Two spawned tasks bounce a ball `$n` times. Every hop is a fresh
+/// oneshot: the ball carries the sender for the answer and the receiver
+/// of the next ball, so nothing but oneshots and task wake-ups is measured
+/// (no spawn per round, no other channel, no thread hand-off from
+/// `block_on`).
+macro_rules! oneshot_ping_pong {
+    ($rt:expr, $krate:ident, $n:expr) => {{
+        use ::$krate::sync::oneshot;
+        struct Ball(oneshot::Sender<()>, oneshot::Receiver<Ball>);
+        $rt.block_on(async {
+            let (first_tx, first_rx) = oneshot::channel::<Ball>();
+            let ponger = ::$krate::spawn(async move {
+                let mut next = first_rx;
+                // Ends when the pinger drops its last sender.
+                while let Ok(Ball(pong, following)) = next.await {
+                    pong.send(()).unwrap();
+                    next = following;
+                }
+            });
+            let pinger = ::$krate::spawn(async move {
+                let mut tx = first_tx;
+                for _ in 0..$n {
+                    let (pong_tx, pong_rx) = oneshot::channel();
+                    let (next_tx, next_rx) = oneshot::channel();
+                    assert!(tx.send(Ball(pong_tx, next_rx)).is_ok());
+                    pong_rx.await.unwrap();
+                    tx = next_tx;
+                }
+            });
+            pinger.await.unwrap();
+            ponger.await.unwrap();
+        })
+    }};
+}
+
 /// `oneshot_local`: create, send and receive a oneshot in one task (the
-/// channel's own cost). `oneshot_cross_task`: a spawned task sends, the
-/// spawner awaits (a request/response hop, spawn included on both sides).
+/// channel's own cost). `oneshot_ping_pong`: two tasks answer each other
+/// through fresh oneshots ([`oneshot_ping_pong!`]). `oneshot_cross_task`:
+/// a spawned task sends, `block_on` awaits (a request/response hop, spawn
+/// and two thread wake-ups included).
 fn oneshot(c: &mut Criterion) {
     const N: usize = 10_000;
     let vrt = volt_rt();
@@ -235,6 +272,11 @@ fn oneshot(c: &mut Criterion) {
             })
         })
     });
+    g.finish();
+    let mut g = c.benchmark_group("oneshot_ping_pong");
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("volt", |b| b.iter(|| oneshot_ping_pong!(vrt, volt, N)));
+    g.bench_function("tokio", |b| b.iter(|| oneshot_ping_pong!(trt, tokio, N)));
     g.finish();
     let mut g = c.benchmark_group("oneshot_cross_task");
     g.throughput(Throughput::Elements(N as u64 / 10));

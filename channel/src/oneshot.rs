@@ -18,7 +18,8 @@
 //! # Protocol
 //!
 //! The shared state is a value cell, two waker cells (the receiver's, the
-//! sender's for `closed()`) and a state word with four bits:
+//! sender's for `closed()`) and a state word with four bits for the
+//! protocol (and two for ownership, below):
 //!
 //! * `COMPLETE`: the sender is done: it stored a value, or was dropped
 //!   without one. From then on the cell belongs to the receiver. Set only if
@@ -39,7 +40,7 @@
 //!   clearing the bit with a CAS that fails if the other side is done (then
 //!   it is ready and does not touch the cell). The common send-before-await
 //!   costs no waker operation at all, and no per-cell state word is needed
-//!   (the channel is as small as tokio's).
+//!   (the channel is smaller than tokio's).
 //!
 //! The sender writes the cell before setting `COMPLETE` (Release); the
 //! receiver reads it only after seeing `COMPLETE` (Acquire). Each side
@@ -66,10 +67,12 @@
 //! no reference count to increment on creation, none to decrement on
 //! either side's drop; the receiver sees `COMPLETE | TX_GONE`, takes the
 //! value and frees the block. (`tokio`'s `Arc` costs three more RMWs.)
-//! `RX_GONE` is only ever set with or after `RX_CLOSED`, and after
-//! `COMPLETE` the sender does nothing but the wake-up and its let-go, so
-//! the sender's completing CAS, which fails on `RX_CLOSED`, never races a
-//! freed block.
+//! Before `COMPLETE` the receiver lets go only after setting `RX_CLOSED`
+//! (its drop, or a result of "closed"), on which the sender's completing
+//! CAS fails; it lets go without `RX_CLOSED` only after taking its result,
+//! that is after that CAS. After `COMPLETE` the sender does nothing but
+//! the wake-up and its let-go. Either way the block is freed only once
+//! both bits are set, or by a side that saw the other's.
 
 use crate::bridge;
 use crate::bridge::loom::cell::UnsafeCell;

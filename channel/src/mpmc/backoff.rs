@@ -36,12 +36,14 @@ impl Backoff {
     /// time.
     #[inline]
     pub(crate) fn spin(&mut self) {
-        #[cfg(not(loom))]
-        for _ in 0..1u32 << (self.step + SPIN_FIRST).min(SPIN_LIMIT) {
+        let rounds = if cfg!(loom) {
+            1
+        } else {
+            1u32 << (self.step + SPIN_FIRST).min(SPIN_LIMIT)
+        };
+        for _ in 0..rounds {
             loom::spin_loop();
         }
-        #[cfg(loom)]
-        loom::spin_loop();
         if self.step <= SPIN_LIMIT {
             self.step += 1;
         }

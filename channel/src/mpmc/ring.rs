@@ -109,6 +109,15 @@ impl<T> Ring<T> {
         unsafe { self.buffer.get_unchecked(pos) }
     }
 
+    /// The slot at `index`'s position and the index after `index`, both
+    /// computed before the caller's Acquire load of the stamp (after it the
+    /// ring's fields would be read again): for the single attempts, which
+    /// always use both. The retry loops compute `next` only for a claim.
+    #[inline(always)]
+    fn locate(&self, index: usize) -> (&Slot<T>, usize) {
+        (self.slot(index), self.next(index))
+    }
+
     /// The index after `index`.
     #[inline(always)]
     fn next(&self, index: usize) -> usize {
@@ -157,13 +166,13 @@ impl<T> Ring<T> {
     #[inline(always)]
     pub(crate) fn try_push(&self, value: T) -> Result<usize, T> {
         let tail = self.tail.load(Relaxed);
-        let slot = self.slot(tail);
+        let (slot, next) = self.locate(tail);
         // Acquire and SeqCst: as in `push`. A closed `tail` (mark bit set)
         // never equals a stamp, so it fails here.
         if slot.stamp.load(Acquire) != tail
             || self
                 .tail
-                .compare_exchange_weak(tail, self.next(tail), SeqCst, Relaxed)
+                .compare_exchange_weak(tail, next, SeqCst, Relaxed)
                 .is_err()
         {
             return Err(value);
@@ -178,12 +187,12 @@ impl<T> Ring<T> {
     #[inline(always)]
     pub(crate) fn try_pop(&self) -> Option<T> {
         let head = self.head.load(Relaxed);
-        let slot = self.slot(head);
+        let (slot, next) = self.locate(head);
         // Acquire and SeqCst: as in `pop`.
         if slot.stamp.load(Acquire) != head + 1
             || self
                 .head
-                .compare_exchange_weak(head, self.next(head), SeqCst, Relaxed)
+                .compare_exchange_weak(head, next, SeqCst, Relaxed)
                 .is_err()
         {
             return None;

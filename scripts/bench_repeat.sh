@@ -6,8 +6,9 @@ set -euo pipefail
 bench=$1; runs=$2; shift 2
 out=$(mktemp -d)
 for i in $(seq 1 "$runs"); do
+  start=$(($(date +%s) - 1))
   cargo bench -q --bench "$bench" -- --warm-up-time 1 --measurement-time 3 "$@" >/dev/null 2>&1
-  python3 scripts/ratios.py > "$out/run$i.txt"
+  python3 scripts/ratios.py --since "$start" > "$out/run$i.txt"
 done
 python3 - "$out" <<'PY'
 import sys, os, statistics, re

@@ -64,9 +64,9 @@ def run(cmd, capture=False):
 
 
 def ratios_since(start):
-    """(group, competitor) -> ratio for every group criterion wrote after
-    `start` (so groups of other benches, left from older runs, are
-    ignored)."""
+    """(group, competitor) -> ratio for every group and competitor that
+    criterion wrote after `start` (so results left from older runs, of
+    other benches or of competitors a bench dropped, are ignored)."""
     out = {}
     if not os.path.isdir(CRITERION):
         return out
@@ -79,6 +79,10 @@ def ratios_since(start):
         for other in sorted(os.listdir(gdir)):
             ofile = os.path.join(gdir, other, "new", "estimates.json")
             if other in ("volt", "report") or not os.path.exists(ofile):
+                continue
+            # A competitor the bench no longer runs (flume at 16p16c) keeps
+            # its old estimate on disk: it must be from this run too.
+            if os.path.getmtime(ofile) < start:
                 continue
             o = json.load(open(ofile))["median"]["point_estimate"]
             out[(group, other)] = o / volt

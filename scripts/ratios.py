@@ -7,17 +7,27 @@ volt time (>1: volt is faster), from criterion's median estimates.
 """
 import json, os, sys
 
-root = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
+# usage: ratios.py [criterion dir] [--since EPOCH]: with --since, results
+# criterion wrote before EPOCH (older runs, dropped competitors) are skipped.
+args = sys.argv[1:]
+since = 0.0
+if "--since" in args:
+    i = args.index("--since")
+    since = float(args[i + 1])
+    del args[i : i + 2]
+root = args[0] if args else "target/criterion"
 rows = []
 for group in sorted(os.listdir(root)):
     gdir = os.path.join(root, group)
     vfile = os.path.join(gdir, "volt", "new", "estimates.json")
-    if not os.path.exists(vfile):
+    if not os.path.exists(vfile) or os.path.getmtime(vfile) < since:
         continue
     volt = json.load(open(vfile))["median"]["point_estimate"]
     for other in sorted(os.listdir(gdir)):
         ofile = os.path.join(gdir, other, "new", "estimates.json")
         if other in ("volt", "report") or not os.path.exists(ofile):
+            continue
+        if os.path.getmtime(ofile) < since:
             continue
         o = json.load(open(ofile))["median"]["point_estimate"]
         rows.append((group, other, volt, o, o / volt))

@@ -31,6 +31,60 @@ fn ring_fills_wraps_and_closes() {
 }
 
 #[test]
+fn ring_single_attempts_agree_with_the_full_operations() {
+    // `try_push`/`try_pop` are the futures' fast path: they never succeed
+    // on a full / empty / closed ring, a failure hands the value back and
+    // changes nothing, and on a ring with room / a value they succeed
+    // unless their weak CAS fails spuriously (Miri simulates that), which
+    // a retry gets past.
+    fn push(ring: &Ring<i32>, v: i32) {
+        let mut v = v;
+        while let Err(back) = ring.try_push(v) {
+            v = back;
+        }
+    }
+    fn pop(ring: &Ring<i32>) -> i32 {
+        loop {
+            if let Some(v) = ring.try_pop() {
+                return v;
+            }
+            assert_ne!(ring.len(), 0, "try_pop failed on an empty ring");
+        }
+    }
+    let ring = Ring::new(2);
+    assert_eq!(ring.try_pop(), None);
+    for lap in 0..4 {
+        push(&ring, lap * 10);
+        push(&ring, lap * 10 + 1);
+        assert_eq!(ring.try_push(99), Err(99));
+        assert_eq!(ring.len(), 2);
+        assert_eq!(pop(&ring), lap * 10);
+        // Mixed with the full operations, which see the same state.
+        assert_eq!(ring.pop(), Ok(lap * 10 + 1));
+        assert_eq!(ring.try_pop(), None);
+        assert_eq!(ring.pop(), Err(PopError::Empty));
+    }
+    push(&ring, 5);
+    assert!(ring.close());
+    assert_eq!(ring.try_push(6), Err(6));
+    assert_eq!(ring.push(6).unwrap_err().1, PushError::Closed);
+    assert_eq!(pop(&ring), 5);
+    assert_eq!(ring.try_pop(), None);
+    assert_eq!(ring.pop(), Err(PopError::Closed));
+}
+
+#[test]
+#[should_panic(expected = "`Send` polled after completion")]
+fn send_polled_after_completion_panics() {
+    let (tx, _rx) = bounded(1);
+    let mut send = std::pin::pin!(tx.send(1));
+    let (_, waker) = counting_waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+    assert_eq!(send.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(())));
+    let _ = send.as_mut().poll(&mut cx);
+}
+
+#[test]
 fn ring_unpush_takes_back_only_an_unclaimed_value() {
     let ring = Ring::new(1);
     let t = ring.push(5).unwrap();

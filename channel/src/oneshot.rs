@@ -215,9 +215,10 @@ unsafe fn complete<T>(ptr: NonNull<Inner<T>>) -> bool {
 unsafe fn release<T>(ptr: NonNull<Inner<T>>, gone: usize) {
     let other = (TX_GONE | RX_GONE) & !gone;
     // SAFETY: the caller has not let go, so the block is alive.
+    let inner = unsafe { ptr.as_ref() }.live();
     // AcqRel: Release orders our accesses before the other side's free;
     // Acquire orders the other side's accesses before ours.
-    let state = unsafe { ptr.as_ref() }.live().state.fetch_or(gone, AcqRel);
+    let state = inner.state.fetch_or(gone, AcqRel);
     if state & other != 0 {
         // SAFETY: both sides have let go; we were last, and alone.
         unsafe { free(ptr) };

@@ -15,6 +15,7 @@
 
 mod addr;
 mod common;
+mod halves;
 pub mod tcp;
 mod udp;
 #[cfg(unix)]

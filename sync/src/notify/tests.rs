@@ -1,8 +1,10 @@
 //! Notify semantics, polled by hand.
 
 use super::*;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::Wake;
+use std::task::{Context, Poll, Wake};
 
 struct Flag(AtomicUsize);
 

@@ -77,8 +77,21 @@ impl<T> Chan<T> {
     /// index in the ring; 0 for the list).
     #[inline]
     pub(crate) fn push(&self, value: T) -> Result<usize, (T, PushError)> {
+        self.push_impl::<true>(value)
+    }
+
+    /// [`push`](Self::push) for a sender that waits when the channel is
+    /// full (a stale `Full` is possible: [`Ring::push_waiting`]).
+    #[inline]
+    pub(crate) fn push_waiting(&self, value: T) -> Result<usize, (T, PushError)> {
+        self.push_impl::<false>(value)
+    }
+
+    #[inline(always)]
+    fn push_impl<const EXACT: bool>(&self, value: T) -> Result<usize, (T, PushError)> {
         let ticket = match &self.queue {
-            Queue::Ring(ring) => ring.push(value)?,
+            Queue::Ring(ring) if EXACT => ring.push(value)?,
+            Queue::Ring(ring) => ring.push_waiting(value)?,
             Queue::List(list) => {
                 list.push(value).map_err(|v| (v, PushError::Closed))?;
                 0
@@ -93,9 +106,25 @@ impl<T> Chan<T> {
     /// Pops a value and wakes a sender waiting for room (bounded only).
     #[inline]
     pub(crate) fn pop(&self) -> Result<T, PopError> {
+        self.pop_impl::<true>()
+    }
+
+    /// [`pop`](Self::pop) for a receiver that waits when the channel is
+    /// empty (a stale `Empty` is possible: [`Ring::pop_waiting`]).
+    #[inline]
+    pub(crate) fn pop_waiting(&self) -> Result<T, PopError> {
+        self.pop_impl::<false>()
+    }
+
+    #[inline(always)]
+    fn pop_impl<const EXACT: bool>(&self) -> Result<T, PopError> {
         match &self.queue {
             Queue::Ring(ring) => {
-                let value = ring.pop()?;
+                let value = if EXACT {
+                    ring.pop()?
+                } else {
+                    ring.pop_waiting()?
+                };
                 self.popped_from_ring();
                 Ok(value)
             }

@@ -164,7 +164,7 @@ impl<T> Recv<'_, T> {
             this.place,
             this.node.as_ref(),
             cx,
-            || match chan.pop() {
+            || match chan.pop_waiting() {
                 Ok(value) => Some(Ok(value)),
                 Err(PopError::Closed) => Some(Err(RecvError)),
                 Err(PopError::Empty) => None,
@@ -280,7 +280,7 @@ impl<T> Send<'_, T> {
             let value = this.value;
             let pushed = ready!(poll_wait(&chan.send_waiters, this.place, node, cx, || {
                 let v = value.take().expect("`Send` polled after completion");
-                match chan.push(v) {
+                match chan.push_waiting(v) {
                     Ok(ticket) => Some(Ok(ticket)),
                     Err((v, PushError::Closed)) => Some(Err(SendError(v))),
                     Err((v, PushError::Full)) => {

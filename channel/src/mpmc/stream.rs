@@ -49,7 +49,7 @@ impl<T> Stream for Receiver<T> {
             &mut waiter.place,
             waiter.node.as_ref(),
             cx,
-            || match chan.pop() {
+            || match chan.pop_waiting() {
                 Ok(v) => Some(Some(v)),
                 Err(PopError::Closed) => Some(None),
                 Err(PopError::Empty) => None,

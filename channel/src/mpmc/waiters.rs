@@ -199,10 +199,17 @@ impl WaitQueue {
         match place {
             Place::None => false,
             Place::Slot => {
-                // Register first, then look: a notification that comes
-                // after the look wakes the new waker.
-                self.slot_waker.register_by_ref(waker);
+                // Look first: a woken waiter (the usual reason for this
+                // poll) skips re-registering a waker it is about to drop.
                 // Acquire: pairs with the notifier's CAS.
+                if self.slot.load(Acquire) == NOTIFIED {
+                    self.release_slot();
+                    return false;
+                }
+                // Register, then look again: a notification that comes
+                // after this look wakes the new waker.
+                self.slot_waker.register_by_ref(waker);
+                // Acquire: as above.
                 if self.slot.load(Acquire) == NOTIFIED {
                     self.release_slot();
                     return false;
@@ -306,12 +313,17 @@ impl WaitQueue {
 
     #[inline(never)]
     fn notify_one_slow(&self) {
+        // The plain load first spares the list's waiters (the slot is
+        // rarely theirs) a failed CAS: a locked instruction either way.
+        // It cannot read an older value than `has_waiters` just did (read-
+        // read coherence), so skipping is the CAS failing.
         // AcqRel: Acquire for the waker the registrant stored, Release for
         // the owner that sees NOTIFIED.
-        if self
-            .slot
-            .compare_exchange(OCCUPIED, NOTIFIED, AcqRel, Relaxed)
-            .is_ok()
+        if self.slot.load(Relaxed) == OCCUPIED
+            && self
+                .slot
+                .compare_exchange(OCCUPIED, NOTIFIED, AcqRel, Relaxed)
+                .is_ok()
         {
             self.slot_waker.wake();
             return;

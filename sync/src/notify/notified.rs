@@ -45,13 +45,57 @@ pub(super) struct Waiter {
 
 /// Where a `Notified` future stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum State {
+enum State {
     /// Not yet registered.
     Init,
     /// In the waiter list (or in a `notify_waiters` batch).
     Waiting,
     /// Notified.
     Done,
+}
+
+pin_project! {
+    /// What both futures hold besides their `Notify`: where they stand, the
+    /// `notify_waiters` count at their creation, and their waiter node.
+    #[derive(Debug)]
+    struct Waiting {
+        state: State,
+        notify_waiters_calls: usize,
+        #[pin]
+        waiter: Waiter,
+    }
+}
+
+impl Waiting {
+    /// Not waiting yet; remembers how many `notify_waiters` calls happened
+    /// before it.
+    fn new(notify: &Notify) -> Waiting {
+        // Acquire: pairs with the Release of `notify_waiters`' call count.
+        let calls = get_calls(notify.state.load(Acquire));
+        Waiting {
+            state: State::Init,
+            notify_waiters_calls: calls,
+            waiter: Waiter::new(),
+        }
+    }
+
+    /// The poll of both futures (`cx: None` is `enable`).
+    fn poll(self: Pin<&mut Self>, notify: &Notify, cx: Option<&mut Context<'_>>) -> Poll<()> {
+        let this = self.project();
+        poll_notified(
+            notify,
+            this.state,
+            *this.notify_waiters_calls,
+            this.waiter.as_ref(),
+            cx,
+        )
+    }
+
+    /// The drop of both futures.
+    fn leave(self: Pin<&mut Self>, notify: &Notify) {
+        let this = self.project();
+        drop_notified(notify, this.state, this.waiter.as_ref());
+    }
 }
 
 pin_project! {
@@ -63,16 +107,14 @@ pin_project! {
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Notified<'a> {
         notify: &'a Notify,
-        state: State,
-        notify_waiters_calls: usize,
         #[pin]
-        waiter: Waiter,
+        waiting: Waiting,
     }
 
     impl PinnedDrop for Notified<'_> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            drop_notified(this.notify, this.state, this.waiter.as_ref());
+            this.waiting.leave(this.notify);
         }
     }
 }
@@ -86,16 +128,14 @@ pin_project! {
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct OwnedNotified {
         notify: Arc<Notify>,
-        state: State,
-        notify_waiters_calls: usize,
         #[pin]
-        waiter: Waiter,
+        waiting: Waiting,
     }
 
     impl PinnedDrop for OwnedNotified {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            drop_notified(this.notify, this.state, this.waiter.as_ref());
+            this.waiting.leave(this.notify);
         }
     }
 }
@@ -158,13 +198,9 @@ impl<'a> Notified<'a> {
     /// A future that has not waited yet; it remembers how many
     /// `notify_waiters` calls happened before it.
     pub(super) fn new(notify: &'a Notify) -> Self {
-        // Acquire: pairs with the Release of `notify_waiters`' call count.
-        let calls = get_calls(notify.state.load(Acquire));
         Notified {
             notify,
-            state: State::Init,
-            notify_waiters_calls: calls,
-            waiter: Waiter::new(),
+            waiting: Waiting::new(notify),
         }
     }
 
@@ -278,14 +314,7 @@ impl<'a> Notified<'a> {
     /// [`notify_waiters`]: Notify::notify_waiters()
     pub fn enable(self: Pin<&mut Self>) -> bool {
         let this = self.project();
-        poll_notified(
-            this.notify,
-            this.state,
-            *this.notify_waiters_calls,
-            this.waiter.as_ref(),
-            None,
-        )
-        .is_ready()
+        this.waiting.poll(this.notify, None).is_ready()
     }
 }
 
@@ -294,27 +323,15 @@ impl Future for Notified<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
-        poll_notified(
-            this.notify,
-            this.state,
-            *this.notify_waiters_calls,
-            this.waiter.as_ref(),
-            Some(cx),
-        )
+        this.waiting.poll(this.notify, Some(cx))
     }
 }
 
 impl OwnedNotified {
     /// As [`Notified::new`].
     pub(super) fn new(notify: Arc<Notify>) -> Self {
-        // Acquire: as in `Notified::new`.
-        let calls = get_calls(notify.state.load(Acquire));
-        OwnedNotified {
-            notify,
-            state: State::Init,
-            notify_waiters_calls: calls,
-            waiter: Waiter::new(),
-        }
+        let waiting = Waiting::new(&notify);
+        OwnedNotified { notify, waiting }
     }
 
     /// Adds this future to the list of futures that are ready to receive
@@ -325,14 +342,7 @@ impl OwnedNotified {
     /// [`notify_one`]: Notify::notify_one()
     pub fn enable(self: Pin<&mut Self>) -> bool {
         let this = self.project();
-        poll_notified(
-            this.notify,
-            this.state,
-            *this.notify_waiters_calls,
-            this.waiter.as_ref(),
-            None,
-        )
-        .is_ready()
+        this.waiting.poll(this.notify, None).is_ready()
     }
 }
 
@@ -341,17 +351,11 @@ impl Future for OwnedNotified {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
-        poll_notified(
-            this.notify,
-            this.state,
-            *this.notify_waiters_calls,
-            this.waiter.as_ref(),
-            Some(cx),
-        )
+        this.waiting.poll(this.notify, Some(cx))
     }
 }
 
-/// The poll of both `Notified` flavors (`cx: None` is `enable`).
+/// The poll of both futures (`cx: None` is `enable`).
 fn poll_notified(
     notify: &Notify,
     state: &mut State,

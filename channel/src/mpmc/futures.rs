@@ -31,7 +31,7 @@
 use super::chan::Chan;
 use super::errors::{RecvError, SendError};
 use super::ring::{PopError, PushError};
-use super::waiters::{Node, Place, WaitQueue};
+use super::waiters::{Node, Place, Polled, WaitQueue};
 use crate::bridge;
 use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
@@ -61,15 +61,21 @@ pub(super) fn poll_wait<R>(
     cx: &mut Context<'_>,
     mut attempt: impl FnMut() -> Option<R>,
 ) -> Poll<R> {
-    if *place != Place::None {
-        if queue.poll_registered(*place, node, cx.waker()) {
-            // Not notified yet: a spurious poll; keep our place.
-            return Poll::Pending;
-        }
-        // Notified, and out of the queue: this attempt uses it.
-        *place = Place::None;
-    }
     let mut registered = false;
+    if *place != Place::None {
+        match queue.poll_registered(*place, node, cx.waker()) {
+            // Not notified yet: a spurious poll; keep our place.
+            Polled::Waiting => return Poll::Pending,
+            // Notified, and out of the queue: this attempt uses it.
+            Polled::Notified => *place = Place::None,
+            // Still registered, waker replaced: look again as right after
+            // registering (Dekker: registered; fence; look again).
+            Polled::Recheck => {
+                registered = true;
+                fence(SeqCst);
+            }
+        }
+    }
     loop {
         if let Some(r) = attempt() {
             if registered {

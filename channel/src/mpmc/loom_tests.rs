@@ -109,6 +109,28 @@ fn cancellation_races_a_wake() {
     });
 }
 
+/// A receiver waiting in the fast slot is polled again with another waker
+/// (it takes the slot's cell to replace the stored one) while a value
+/// arrives: the notifier either serves the new waker or passes the slot
+/// over, and then the receiver's re-check after its fence finds the value.
+#[test]
+fn slot_waiter_repoll_races_a_send() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        let t = thread::spawn(move || {
+            let mut f = pin!(rx.recv());
+            let mut cx = Context::from_waker(Waker::noop());
+            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+            // Registered with the no-op waker; `block_on` polls with its own.
+            block_on(f)
+        });
+        tx.try_send(3).unwrap();
+        assert_eq!(t.join().unwrap(), Ok(3));
+    });
+}
+
 /// Unbounded: values cross a block boundary (2 slots per block under
 /// loom) while the receiver drains and frees blocks.
 #[test]

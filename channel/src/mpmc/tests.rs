@@ -217,7 +217,7 @@ fn counting_waker() -> (StdArc<CountingWaker>, std::task::Waker) {
 
 #[test]
 fn list_waiters_keep_replace_and_give_back_their_wakers() {
-    use super::waiters::{Node, Place, WaitQueue};
+    use super::waiters::{Node, Place, Polled, WaitQueue};
     use std::pin::pin;
 
     let queue = WaitQueue::new();
@@ -234,8 +234,14 @@ fn list_waiters_keep_replace_and_give_back_their_wakers() {
     assert_eq!(queue.register(later_node.as_ref(), &second), Place::List);
     // A re-poll with another waker replaces the stored one (the old one is
     // dropped, not woken); with the same waker it keeps it.
-    assert!(queue.poll_registered(Place::List, list_node.as_ref(), &third));
-    assert!(queue.poll_registered(Place::List, later_node.as_ref(), &second));
+    assert_eq!(
+        queue.poll_registered(Place::List, list_node.as_ref(), &third),
+        Polled::Waiting
+    );
+    assert_eq!(
+        queue.poll_registered(Place::List, later_node.as_ref(), &second),
+        Polled::Waiting
+    );
 
     // FIFO: the slot first, then the list's head, which now holds `third`.
     queue.notify_one();
@@ -243,8 +249,14 @@ fn list_waiters_keep_replace_and_give_back_their_wakers() {
     queue.notify_one();
     assert_eq!(third_count.0.load(SeqCst), 1);
     assert_eq!(second_count.0.load(SeqCst), 0);
-    assert!(!queue.poll_registered(Place::Slot, slot_node.as_ref(), &first));
-    assert!(!queue.poll_registered(Place::List, list_node.as_ref(), &third));
+    assert_eq!(
+        queue.poll_registered(Place::Slot, slot_node.as_ref(), &first),
+        Polled::Notified
+    );
+    assert_eq!(
+        queue.poll_registered(Place::List, list_node.as_ref(), &third),
+        Polled::Notified
+    );
     // The last one leaves unnotified: its waker is dropped, never woken,
     // and the queue is empty again.
     assert!(!queue.leave(Place::List, later_node.as_ref()));
@@ -255,4 +267,47 @@ fn list_waiters_keep_replace_and_give_back_their_wakers() {
     assert_eq!(StdArc::strong_count(&first_count), 1);
     assert_eq!(StdArc::strong_count(&second_count), 1);
     assert_eq!(StdArc::strong_count(&third_count), 1);
+}
+
+#[test]
+fn slot_waiter_replaces_its_waker_and_leaves_cleanly() {
+    use super::waiters::{Node, Place, Polled, WaitQueue};
+    use std::pin::pin;
+
+    let queue = WaitQueue::new();
+    let (first_count, first) = counting_waker();
+    let (second_count, second) = counting_waker();
+    let node = pin!(Node::new());
+
+    assert_eq!(queue.register(node.as_ref(), &first), Place::Slot);
+    // A re-poll with another waker replaces the stored one and asks for a
+    // re-check (a notifier may have passed the slot over meanwhile).
+    assert_eq!(
+        queue.poll_registered(Place::Slot, node.as_ref(), &second),
+        Polled::Recheck
+    );
+    queue.notify_one();
+    assert_eq!(first_count.0.load(SeqCst), 0);
+    assert_eq!(second_count.0.load(SeqCst), 1);
+    // Notified: the poll gives the slot up, and the next waiter gets it.
+    assert_eq!(
+        queue.poll_registered(Place::Slot, node.as_ref(), &second),
+        Polled::Notified
+    );
+    let other = pin!(Node::new());
+    assert_eq!(queue.register(other.as_ref(), &first), Place::Slot);
+    // Leaving unnotified drops the stored waker, never wakes it, and frees
+    // the slot; a notification with nobody waiting is lost on nobody.
+    assert!(!queue.leave(Place::Slot, other.as_ref()));
+    queue.notify_one();
+    assert_eq!(first_count.0.load(SeqCst), 0);
+    assert_eq!(queue.register(other.as_ref(), &second), Place::Slot);
+    queue.notify_one();
+    // A notified waiter that leaves instead of polling reports it, so its
+    // future passes the notification on.
+    assert!(queue.leave(Place::Slot, other.as_ref()));
+    assert_eq!(second_count.0.load(SeqCst), 2);
+    drop((first, second));
+    assert_eq!(StdArc::strong_count(&first_count), 1);
+    assert_eq!(StdArc::strong_count(&second_count), 1);
 }

@@ -3,10 +3,9 @@
 //! One `WaitQueue` per side: `recv_waiters` for receivers waiting for a
 //! value, `send_waiters` for senders waiting for room. Each has:
 //!
-//! * a *fast slot* (`fast_*_waiter`): `slot` is `EMPTY`, `OCCUPIED` (a
-//!   waiter is registered there, its waker in `slot_waker`) or `NOTIFIED`.
-//!   A notifier serves it with one CAS `OCCUPIED -> NOTIFIED`, no lock.
-//!   Only the owner moves it out of `NOTIFIED` or `OCCUPIED` (to `EMPTY`).
+//! * a *fast slot* (`fast_*_waiter`): one waiter whose waker sits in
+//!   `slot_waker`, a plain cell owned by whoever the state `slot` names
+//!   (below). A notifier serves it with two CASes and no lock.
 //! * an intrusive FIFO list of nodes under a mutex (each node lives in the
 //!   waiting future: waiting allocates nothing), advertised by the flag
 //!   `has_waiters` (`has_*_waiters`), set under the mutex while the list is
@@ -15,6 +14,40 @@
 //! A waiter takes the slot only when the slot is empty and the list is
 //! empty (checked under the mutex), so the slot always holds the oldest
 //! waiter and notifications stay FIFO.
+//!
+//! # The fast slot
+//!
+//! ```text
+//! from       to         by          when
+//! EMPTY      WAITING    registrant  under the lock, its waker stored first
+//! WAITING    NOTIFYING  notifier    CAS: the cell is now the notifier's
+//! NOTIFYING  NOTIFIED   notifier    CAS, once it has taken the waker out
+//! NOTIFYING  ABANDONED  owner       CAS: it leaves before the notifier is done
+//! ABANDONED  EMPTY      notifier    its CAS to NOTIFIED failed
+//! NOTIFIED   EMPTY      owner       it has seen the notification
+//! WAITING    UPDATING   owner       CAS: the cell is now the owner's
+//! UPDATING   WAITING    owner       new waker stored; then it re-checks
+//! UPDATING   EMPTY      owner       leaving: its waker taken out
+//! ```
+//!
+//! * `EMPTY`: free. Only a registrant holding the list's lock moves it on
+//!   (so `EMPTY`, read with Acquire under the lock, gives it the cell).
+//! * `WAITING`: the owner's waker is in the cell. Whoever moves the state
+//!   out of `WAITING` with a CAS owns the cell: a notifier (to `NOTIFYING`)
+//!   or the owner (to `UPDATING`, to replace its waker or to leave).
+//! * `NOTIFYING`: a notifier is taking the waker out. It then CASes to
+//!   `NOTIFIED`; if the owner left meanwhile (`ABANDONED`) it empties the
+//!   slot itself. Nobody waits for anybody.
+//! * `NOTIFIED`: the notification is the owner's; the owner empties the
+//!   slot.
+//! * A notifier treats `UPDATING` as no waiter: the owner stores `WAITING`
+//!   again and then re-checks its condition after a fence, as after a
+//!   registration, so a value published meanwhile is not missed.
+//!
+//! A wait through the slot costs the lock, the waker clone and the two
+//! CASes of the notifier; the owner's re-poll after its notification is a
+//! load and a store. (The slot used to be an `AtomicWaker` beside a state
+//! word: ten read-modify-writes per wait instead of five.)
 //!
 //! # The Dekker protocol
 //!
@@ -49,7 +82,7 @@
 //!
 //! # Notifications
 //!
-//! `notify_one` wakes the oldest waiter: the slot if `OCCUPIED`, else the
+//! `notify_one` wakes the oldest waiter: the slot if `WAITING`, else the
 //! head of the list (popped, marked `notified`, waker taken before the mark
 //! so the owner may free the node as soon as it sees it). A notified waiter
 //! that is dropped before using its notification passes it on
@@ -59,16 +92,20 @@
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::Mutex;
 use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
-use crate::bridge::{AtomicWaker, Link, LinkedList, Pointers, WakeList, WakerSlot};
+use crate::bridge::{Link, LinkedList, Pointers, WakeList, WakerSlot};
 
 use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::Waker;
 
+// The fast slot's states (module docs).
 const EMPTY: usize = 0;
-const OCCUPIED: usize = 1;
-const NOTIFIED: usize = 2;
+const WAITING: usize = 1;
+const UPDATING: usize = 2;
+const NOTIFYING: usize = 3;
+const NOTIFIED: usize = 4;
+const ABANDONED: usize = 5;
 
 /// The notifier's half of Dekker right after a `SeqCst` claim of a
 /// position in the data path: nothing to do on real hardware, the claim
@@ -90,6 +127,18 @@ pub(crate) enum Place {
     Slot,
     /// In the list.
     List,
+}
+
+/// What [`WaitQueue::poll_registered`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Polled {
+    /// Still waiting, with the new waker: return `Pending`.
+    Waiting,
+    /// Notified, and out of the queue: try again.
+    Notified,
+    /// Still waiting, but a notifier may have passed the waiter over while
+    /// it replaced its waker: fence, try again, and leave if that works.
+    Recheck,
 }
 
 /// A list node, embedded (pinned) in a waiting future.
@@ -147,20 +196,28 @@ unsafe impl Link for NodeLink {
 
 /// One side's waiters (see the module docs).
 pub(crate) struct WaitQueue {
-    /// The fast slot's state.
+    /// The fast slot's state (module docs).
     slot: AtomicUsize,
     /// The Dekker flag: the list may be non-empty.
     has_waiters: AtomicBool,
-    slot_waker: AtomicWaker,
+    /// The fast slot's waker; owned as `slot` says.
+    slot_waker: UnsafeCell<WakerSlot>,
     list: Mutex<LinkedList<NodeLink>>,
 }
+
+// SAFETY: the fast slot's waker cell is touched only by whoever the slot's
+// state makes its owner (module docs), the list's cells only under the
+// mutex; everything else is atomic. `Waker` is `Send + Sync`.
+unsafe impl Send for WaitQueue {}
+// SAFETY: as above.
+unsafe impl Sync for WaitQueue {}
 
 impl WaitQueue {
     pub(crate) fn new() -> Self {
         WaitQueue {
             slot: AtomicUsize::new(EMPTY),
             has_waiters: AtomicBool::new(false),
-            slot_waker: AtomicWaker::new(),
+            slot_waker: UnsafeCell::new(WakerSlot::new()),
             list: Mutex::new(LinkedList::new()),
         }
     }
@@ -169,15 +226,19 @@ impl WaitQueue {
     /// `fence(SeqCst)` and re-check its condition (the Dekker protocol).
     pub(crate) fn register(&self, node: Pin<&Node>, waker: &Waker) -> Place {
         let mut list = self.list.lock();
-        // Relaxed: only lock holders fill the slot; the owner empties it,
-        // and an owner that emptied it took the lock before (or we read a
-        // stale OCCUPIED/NOTIFIED and just use the list).
-        if list.is_empty() && self.slot.load(Relaxed) == EMPTY {
-            // The waker goes in before the slot is advertised.
-            self.slot_waker.register_by_ref(waker);
-            // Release: a notifier that sees OCCUPIED sees the waker too
+        // Acquire: whoever emptied the slot is done with its cell. Only
+        // lock holders move the slot out of EMPTY, so it stays ours (a
+        // stale non-EMPTY just sends us to the list).
+        if list.is_empty() && self.slot.load(Acquire) == EMPTY {
+            let old = self.slot_waker.with_mut(|w| {
+                // SAFETY: EMPTY, under the lock: the cell is ours.
+                unsafe { (*w).register(waker) }
+            });
+            // Release: a notifier that sees WAITING sees the waker too
             // (the fence the caller issues next orders it for Dekker).
-            self.slot.store(OCCUPIED, Release);
+            self.slot.store(WAITING, Release);
+            drop(list);
+            drop(old);
             return Place::Slot;
         }
         let old = node.waker.with_mut(|w| {
@@ -192,38 +253,45 @@ impl WaitQueue {
         Place::List
     }
 
-    /// A registered waiter is polled again. Returns `true` if it is still
-    /// waiting (its waker updated), `false` if it was notified: it is then
-    /// no longer registered (`Place::None`) and must re-check its condition.
-    pub(crate) fn poll_registered(&self, place: Place, node: Pin<&Node>, waker: &Waker) -> bool {
+    /// A registered waiter is polled again, with `waker`.
+    pub(crate) fn poll_registered(&self, place: Place, node: Pin<&Node>, waker: &Waker) -> Polled {
         match place {
-            Place::None => false,
+            Place::None => Polled::Notified,
             Place::Slot => {
-                // Look first: a woken waiter (the usual reason for this
-                // poll) skips re-registering a waker it is about to drop.
-                // Acquire: pairs with the notifier's CAS.
-                if self.slot.load(Acquire) == NOTIFIED {
-                    self.release_slot();
-                    return false;
+                // Acquire: pairs with the notifier's CASes.
+                let mut state = self.slot.load(Acquire);
+                loop {
+                    if state != WAITING {
+                        // Notified (the usual reason for this poll).
+                        self.slot_notified(state);
+                        return Polled::Notified;
+                    }
+                    // Take the cell to store the new waker. Acquire: as above.
+                    match self
+                        .slot
+                        .compare_exchange(WAITING, UPDATING, Acquire, Acquire)
+                    {
+                        Ok(_) => break,
+                        Err(actual) => state = actual,
+                    }
                 }
-                // Register, then look again: a notification that comes
-                // after this look wakes the new waker.
-                self.slot_waker.register_by_ref(waker);
-                // Acquire: as above.
-                if self.slot.load(Acquire) == NOTIFIED {
-                    self.release_slot();
-                    return false;
-                }
-                true
+                let old = self.slot_waker.with_mut(|w| {
+                    // SAFETY: UPDATING: the cell is ours.
+                    unsafe { (*w).register(waker) }
+                });
+                // Release: publishes the waker to the next notifier.
+                self.slot.store(WAITING, Release);
+                drop(old);
+                Polled::Recheck
             }
             Place::List => {
                 // Acquire: pairs with the notifier's Release store.
                 if node.notified.load(Acquire) {
-                    return false;
+                    return Polled::Notified;
                 }
                 let list = self.list.lock();
                 if node.notified.load(Acquire) {
-                    return false;
+                    return Polled::Notified;
                 }
                 let old = node.waker.with_mut(|w| {
                     // SAFETY: we hold the lock that guards the waker cell.
@@ -231,7 +299,7 @@ impl WaitQueue {
                 });
                 drop(list);
                 drop(old);
-                true
+                Polled::Waiting
             }
         }
     }
@@ -242,23 +310,27 @@ impl WaitQueue {
         match place {
             Place::None => false,
             Place::Slot => {
-                // Our waker must not stay behind. Take it *before* giving
-                // the slot up: once the slot is EMPTY a new registrant may
-                // store its own waker there, which we must not take. (A
-                // notifier that serves us meanwhile finds no waker, which
-                // is fine: we are leaving and pass its notification on.)
-                drop(self.slot_waker.take());
-                // Acquire/AcqRel: decides the race with a notifier's CAS.
-                let was = self
+                // Acquire: decides the race with a notifier's CAS.
+                match self
                     .slot
-                    .compare_exchange(OCCUPIED, EMPTY, AcqRel, Acquire)
-                    .unwrap_or_else(|actual| actual);
-                if was == NOTIFIED {
-                    self.release_slot();
-                    true
-                } else {
-                    debug_assert_eq!(was, OCCUPIED, "fast slot owner lost its slot");
-                    false
+                    .compare_exchange(WAITING, UPDATING, Acquire, Acquire)
+                {
+                    Ok(_) => {
+                        // Our waker must not stay behind: take it before
+                        // the slot is free for the next registrant.
+                        let waker = self.slot_waker.with_mut(|w| {
+                            // SAFETY: UPDATING: the cell is ours.
+                            unsafe { (*w).take() }
+                        });
+                        // Release: the next registrant sees the cell empty.
+                        self.slot.store(EMPTY, Release);
+                        drop(waker);
+                        false
+                    }
+                    Err(state) => {
+                        self.slot_notified(state);
+                        true
+                    }
                 }
             }
             Place::List => {
@@ -284,11 +356,60 @@ impl WaitQueue {
         }
     }
 
-    /// The owner of a notified slot empties it.
-    fn release_slot(&self) {
-        drop(self.slot_waker.take());
-        // Release: the next registrant (under the lock) sees the slot free.
+    /// The owner of the slot, found notified (`state` is `NOTIFYING` or
+    /// `NOTIFIED`), gives the slot up: empties it, or leaves that to the
+    /// notifier still taking the waker out.
+    fn slot_notified(&self, mut state: usize) {
+        if state == NOTIFYING {
+            // AcqRel: Release lets the notifier's failed CAS see that we are
+            // gone; Acquire orders its take before our return on success.
+            match self
+                .slot
+                .compare_exchange(NOTIFYING, ABANDONED, AcqRel, Acquire)
+            {
+                // The notifier empties the slot when it is done.
+                Ok(_) => return,
+                Err(actual) => state = actual,
+            }
+        }
+        debug_assert_eq!(state, NOTIFIED, "fast slot owner lost its slot");
+        // Release: the next registrant (under the lock) sees the slot free,
+        // after the notifier's take (which our Acquire load ordered).
         self.slot.store(EMPTY, Release);
+    }
+
+    /// Serves the fast slot's waiter, if it is waiting: returns its waker.
+    #[inline]
+    fn notify_slot(&self) -> Option<Option<Waker>> {
+        // The plain load first spares the list's waiters (the slot is
+        // rarely theirs) a failed CAS: a locked instruction either way.
+        // It cannot read an older value than `has_waiters` just did (read-
+        // read coherence), so skipping is the CAS failing.
+        // Acquire (CAS): see the waker the owner stored before WAITING.
+        if self.slot.load(Relaxed) != WAITING
+            || self
+                .slot
+                .compare_exchange(WAITING, NOTIFYING, Acquire, Relaxed)
+                .is_err()
+        {
+            return None;
+        }
+        let waker = self.slot_waker.with_mut(|w| {
+            // SAFETY: NOTIFYING: the cell is ours.
+            unsafe { (*w).take() }
+        });
+        // Release: the owner that sees NOTIFIED sees the cell emptied.
+        if self
+            .slot
+            .compare_exchange(NOTIFYING, NOTIFIED, Release, Relaxed)
+            .is_err()
+        {
+            // ABANDONED: the owner left, counting the notification as
+            // received; the slot is ours to empty. Release: as above, for
+            // the next registrant.
+            self.slot.store(EMPTY, Release);
+        }
+        Some(waker)
     }
 
     /// Whether anyone may be waiting. The caller has just published its
@@ -299,7 +420,7 @@ impl WaitQueue {
         // SeqCst: after a `SeqCst` claim these loads are the notifier's
         // half of Dekker (no fence); after a fence they cost nothing more
         // (a plain load on x86).
-        self.slot.load(SeqCst) == OCCUPIED || self.has_waiters.load(SeqCst)
+        self.slot.load(SeqCst) == WAITING || self.has_waiters.load(SeqCst)
     }
 
     /// Wakes the oldest waiter, if any. Call after the fence (see
@@ -313,19 +434,10 @@ impl WaitQueue {
 
     #[inline(never)]
     fn notify_one_slow(&self) {
-        // The plain load first spares the list's waiters (the slot is
-        // rarely theirs) a failed CAS: a locked instruction either way.
-        // It cannot read an older value than `has_waiters` just did (read-
-        // read coherence), so skipping is the CAS failing.
-        // AcqRel: Acquire for the waker the registrant stored, Release for
-        // the owner that sees NOTIFIED.
-        if self.slot.load(Relaxed) == OCCUPIED
-            && self
-                .slot
-                .compare_exchange(OCCUPIED, NOTIFIED, AcqRel, Relaxed)
-                .is_ok()
-        {
-            self.slot_waker.wake();
+        if let Some(waker) = self.notify_slot() {
+            if let Some(waker) = waker {
+                waker.wake();
+            }
             return;
         }
         if !self.has_waiters.load(Relaxed) {
@@ -354,12 +466,8 @@ impl WaitQueue {
 
     /// Wakes every waiter (on close).
     pub(crate) fn notify_all(&self) {
-        if self
-            .slot
-            .compare_exchange(OCCUPIED, NOTIFIED, AcqRel, Relaxed)
-            .is_ok()
-        {
-            self.slot_waker.wake();
+        if let Some(Some(waker)) = self.notify_slot() {
+            waker.wake();
         }
         let mut wakers = WakeList::new();
         let mut list = self.list.lock();

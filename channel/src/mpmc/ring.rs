@@ -36,8 +36,8 @@
 //! protocol of `waiters`), so a stale answer before it registers costs at
 //! most a registration, and the try after its fence needs no second one.
 //! The futures use `push_waiting` / `pop_waiting`, which skip the fence:
-//! two fewer fences per wait, a quarter of the locked instructions a
-//! `bounded(1)` message costs.
+//! two fewer fences per wait (four of the ~26 fences and locked
+//! instructions a `bounded(1)` message cost before).
 //!
 //! Closing sets `mark_bit` in `tail` with `fetch_or`: a push that loses the
 //! race to it sees the bit in its CAS and fails, so no value is accepted

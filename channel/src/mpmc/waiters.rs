@@ -361,8 +361,11 @@ impl WaitQueue {
     /// notifier still taking the waker out.
     fn slot_notified(&self, mut state: usize) {
         if state == NOTIFYING {
-            // AcqRel: Release lets the notifier's failed CAS see that we are
-            // gone; Acquire orders its take before our return on success.
+            // Success: once ABANDONED we touch neither the slot nor its
+            // cell again, so no ordering is needed (AcqRel is the
+            // conservative choice, free on x86). Failure, Acquire: NOTIFIED
+            // came with the notifier's Release after its take, and our
+            // EMPTY store below must come after that take.
             match self
                 .slot
                 .compare_exchange(NOTIFYING, ABANDONED, AcqRel, Acquire)

@@ -438,10 +438,10 @@ fn poll_notified(
                 }
 
                 let old_waker = waker.and_then(|waker| {
-                    // SAFETY: we hold the lock.
-                    waiter
-                        .waker
-                        .with_mut(|ptr| unsafe { (*ptr).replace(waker) })
+                    waiter.waker.with_mut(|ptr| {
+                        // SAFETY: we hold the lock that guards the cell.
+                        unsafe { (*ptr).replace(waker) }
+                    })
                 });
                 waiters.push_front(NonNull::from(&*waiter));
                 *state = State::Waiting;

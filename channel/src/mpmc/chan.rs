@@ -81,7 +81,7 @@ impl<T> Chan<T> {
     }
 
     /// [`push`](Self::push) for a sender that waits when the channel is
-    /// full (a stale `Full` is possible: [`Ring::push_waiting`]).
+    /// full (a stale `Full` is possible: [`Ring::push_with`]).
     #[inline]
     pub(crate) fn push_waiting(&self, value: T) -> Result<usize, (T, PushError)> {
         self.push_impl::<false>(value)
@@ -90,8 +90,7 @@ impl<T> Chan<T> {
     #[inline(always)]
     fn push_impl<const EXACT: bool>(&self, value: T) -> Result<usize, (T, PushError)> {
         let ticket = match &self.queue {
-            Queue::Ring(ring) if EXACT => ring.push(value)?,
-            Queue::Ring(ring) => ring.push_waiting(value)?,
+            Queue::Ring(ring) => ring.push_with::<EXACT>(value)?,
             Queue::List(list) => {
                 list.push(value).map_err(|v| (v, PushError::Closed))?;
                 0
@@ -110,7 +109,7 @@ impl<T> Chan<T> {
     }
 
     /// [`pop`](Self::pop) for a receiver that waits when the channel is
-    /// empty (a stale `Empty` is possible: [`Ring::pop_waiting`]).
+    /// empty (a stale `Empty` is possible: [`Ring::pop_with`]).
     #[inline]
     pub(crate) fn pop_waiting(&self) -> Result<T, PopError> {
         self.pop_impl::<false>()
@@ -120,11 +119,7 @@ impl<T> Chan<T> {
     fn pop_impl<const EXACT: bool>(&self) -> Result<T, PopError> {
         match &self.queue {
             Queue::Ring(ring) => {
-                let value = if EXACT {
-                    ring.pop()?
-                } else {
-                    ring.pop_waiting()?
-                };
+                let value = ring.pop_with::<EXACT>()?;
                 self.popped_from_ring();
                 Ok(value)
             }

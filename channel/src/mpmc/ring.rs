@@ -35,8 +35,8 @@
 //! waiter, issues its own `fence(SeqCst)` and tries again (the Dekker
 //! protocol of `waiters`), so a stale answer before it registers costs at
 //! most a registration, and the try after its fence needs no second one.
-//! The futures use `push_waiting` / `pop_waiting`, which skip the fence:
-//! two fewer fences per wait (four of the ~26 fences and locked
+//! The futures use `push_with::<false>` / `pop_with::<false>`, which skip
+//! the fence: two fewer fences per wait (four of the ~26 fences and locked
 //! instructions a `bounded(1)` message cost before).
 //!
 //! Closing sets `mark_bit` in `tail` with `fetch_or`: a push that loses the
@@ -171,15 +171,16 @@ impl<T> Ring<T> {
         value
     }
 
-    /// One attempt at [`push`](Self::push) for the common case (the slot at
-    /// `tail` is free and nobody else claims it meanwhile). `Err` gives the
-    /// value back whenever `push` would have to look further: full,
-    /// closed, or a lost race. Small enough to inline into `send`.
+    /// One attempt at [`push_with`](Self::push_with) for the common case
+    /// (the slot at `tail` is free and nobody else claims it meanwhile).
+    /// `Err` gives the value back whenever `push_with` would have to look
+    /// further: full, closed, or a lost race. Small enough to inline into
+    /// `send`.
     #[inline(always)]
     pub(crate) fn try_push(&self, value: T) -> Result<usize, T> {
         let tail = self.tail.load(Relaxed);
         let (slot, next) = self.locate(tail);
-        // Acquire and SeqCst: as in `push`. A closed `tail` (mark bit set)
+        // Acquire and SeqCst: as in `push_with`. A closed `tail` (mark bit set)
         // never equals a stamp, so it fails here.
         if slot.stamp.load(Acquire) != tail
             || self
@@ -194,13 +195,13 @@ impl<T> Ring<T> {
         Ok(tail)
     }
 
-    /// One attempt at [`pop`](Self::pop): `None` whenever `pop` would have
-    /// to look further (empty, closed, or a lost race).
+    /// One attempt at [`pop_with`](Self::pop_with): `None` whenever it
+    /// would have to look further (empty, closed, or a lost race).
     #[inline(always)]
     pub(crate) fn try_pop(&self) -> Option<T> {
         let head = self.head.load(Relaxed);
         let (slot, next) = self.locate(head);
-        // Acquire and SeqCst: as in `pop`.
+        // Acquire and SeqCst: as in `pop_with`.
         if slot.stamp.load(Acquire) != head + 1
             || self
                 .head
@@ -214,21 +215,11 @@ impl<T> Ring<T> {
     }
 
     /// Pushes `value`, or gives it back with the reason. On success returns
-    /// the index the value was stored at (its ticket).
-    #[inline]
-    pub(crate) fn push(&self, value: T) -> Result<usize, (T, PushError)> {
-        self.push_impl::<true>(value)
-    }
-
-    /// [`push`](Self::push) for a sender that waits when the ring is full:
-    /// its `Full` may be stale (see "Waiting callers" in the module docs).
-    #[inline]
-    pub(crate) fn push_waiting(&self, value: T) -> Result<usize, (T, PushError)> {
-        self.push_impl::<false>(value)
-    }
-
+    /// the index the value was stored at (its ticket). With `EXACT` false
+    /// (a sender that waits when the ring is full) `Full` may be stale
+    /// ("Waiting callers" in the module docs).
     #[inline(always)]
-    fn push_impl<const FENCED: bool>(&self, value: T) -> Result<usize, (T, PushError)> {
+    pub(crate) fn push_with<const EXACT: bool>(&self, value: T) -> Result<usize, (T, PushError)> {
         let mut backoff = Backoff::new();
         let mut tail = self.tail.load(Relaxed);
         loop {
@@ -242,7 +233,7 @@ impl<T> Ring<T> {
             let stamp = slot.stamp.load(Acquire);
             if stamp == tail {
                 // SeqCst: the claim takes part in the emptiness check of
-                // `pop` (its fence and tail load).
+                // `pop_with` (its fence and tail load).
                 match self
                     .tail
                     .compare_exchange_weak(tail, self.next(tail), SeqCst, Relaxed)
@@ -260,7 +251,7 @@ impl<T> Ring<T> {
             } else if stamp.wrapping_add(self.one_lap) == tail + 1 {
                 // The slot still holds last lap's value: full, unless a
                 // receiver has claimed it and is reading it.
-                if FENCED {
+                if EXACT {
                     fence(SeqCst);
                 }
                 let head = self.head.load(Relaxed);
@@ -283,21 +274,11 @@ impl<T> Ring<T> {
         }
     }
 
-    /// Pops the oldest value.
-    #[inline]
-    pub(crate) fn pop(&self) -> Result<T, PopError> {
-        self.pop_impl::<true>()
-    }
-
-    /// [`pop`](Self::pop) for a receiver that waits when the ring is empty:
-    /// its `Empty` may be stale (see "Waiting callers" in the module docs).
-    #[inline]
-    pub(crate) fn pop_waiting(&self) -> Result<T, PopError> {
-        self.pop_impl::<false>()
-    }
-
+    /// Pops the oldest value. With `EXACT` false (a receiver that waits
+    /// when the ring is empty) `Empty` may be stale ("Waiting callers" in
+    /// the module docs).
     #[inline(always)]
-    fn pop_impl<const FENCED: bool>(&self) -> Result<T, PopError> {
+    pub(crate) fn pop_with<const EXACT: bool>(&self) -> Result<T, PopError> {
         let mut backoff = Backoff::new();
         let mut head = self.head.load(Relaxed);
         loop {
@@ -322,7 +303,7 @@ impl<T> Ring<T> {
             } else if stamp == head {
                 // Nothing published here yet: empty, unless a sender has
                 // claimed the slot and is writing it.
-                if FENCED {
+                if EXACT {
                     fence(SeqCst);
                 }
                 let tail = self.tail.load(Relaxed);
@@ -336,7 +317,7 @@ impl<T> Ring<T> {
                 backoff.spin();
                 head = self.head.load(Relaxed);
             } else {
-                // Our `head` is stale (as in `push`): reload at once.
+                // Our `head` is stale (as in `push_with`): reload at once.
                 let h = self.head.load(Relaxed);
                 if h == head {
                     backoff.snooze();
@@ -350,7 +331,7 @@ impl<T> Ring<T> {
     /// it yet (the rendezvous sender's cancellation).
     pub(crate) fn unpush(&self, ticket: usize) -> Option<T> {
         let slot = self.slot(ticket);
-        // Acquire: as in `pop`.
+        // Acquire: as in `pop_with`.
         if slot.stamp.load(Acquire) != ticket + 1 {
             return None;
         }

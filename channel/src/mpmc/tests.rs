@@ -12,22 +12,22 @@ fn ring_fills_wraps_and_closes() {
     let ring = Ring::new(3);
     for lap in 0..5 {
         for i in 0..3 {
-            ring.push(lap * 10 + i).unwrap();
+            ring.push_with::<true>(lap * 10 + i).unwrap();
         }
         assert_eq!(ring.len(), 3);
-        assert_eq!(ring.push(99).unwrap_err().1, PushError::Full);
+        assert_eq!(ring.push_with::<true>(99).unwrap_err().1, PushError::Full);
         for i in 0..3 {
-            assert_eq!(ring.pop(), Ok(lap * 10 + i));
+            assert_eq!(ring.pop_with::<true>(), Ok(lap * 10 + i));
         }
         assert_eq!(ring.len(), 0);
-        assert_eq!(ring.pop(), Err(PopError::Empty));
+        assert_eq!(ring.pop_with::<true>(), Err(PopError::Empty));
     }
-    ring.push(1).unwrap();
+    ring.push_with::<true>(1).unwrap();
     assert!(ring.close());
     assert!(!ring.close());
-    assert_eq!(ring.push(2).unwrap_err().1, PushError::Closed);
-    assert_eq!(ring.pop(), Ok(1));
-    assert_eq!(ring.pop(), Err(PopError::Closed));
+    assert_eq!(ring.push_with::<true>(2).unwrap_err().1, PushError::Closed);
+    assert_eq!(ring.pop_with::<true>(), Ok(1));
+    assert_eq!(ring.pop_with::<true>(), Err(PopError::Closed));
 }
 
 #[test]
@@ -66,17 +66,17 @@ fn ring_single_attempts_agree_with_the_full_operations() {
         assert_eq!(ring.len(), 2);
         assert_eq!(pop(&ring), lap * 10);
         // Mixed with the full operations, which see the same state.
-        assert_eq!(ring.pop(), Ok(lap * 10 + 1));
+        assert_eq!(ring.pop_with::<true>(), Ok(lap * 10 + 1));
         assert_eq!(ring.try_pop(), None);
-        assert_eq!(ring.pop(), Err(PopError::Empty));
+        assert_eq!(ring.pop_with::<true>(), Err(PopError::Empty));
     }
     push(&ring, 5);
     assert!(ring.close());
     assert_eq!(ring.try_push(6), Err(6));
-    assert_eq!(ring.push(6).unwrap_err().1, PushError::Closed);
+    assert_eq!(ring.push_with::<true>(6).unwrap_err().1, PushError::Closed);
     assert_eq!(pop(&ring), 5);
     assert_eq!(ring.try_pop(), None);
-    assert_eq!(ring.pop(), Err(PopError::Closed));
+    assert_eq!(ring.pop_with::<true>(), Err(PopError::Closed));
 }
 
 #[test]
@@ -93,12 +93,12 @@ fn send_polled_after_completion_panics() {
 #[test]
 fn ring_unpush_takes_back_only_an_unclaimed_value() {
     let ring = Ring::new(1);
-    let t = ring.push(5).unwrap();
+    let t = ring.push_with::<true>(5).unwrap();
     assert!(!ring.is_taken(t));
     assert_eq!(ring.unpush(t), Some(5));
-    assert_eq!(ring.pop(), Err(PopError::Empty));
-    let t = ring.push(6).unwrap();
-    assert_eq!(ring.pop(), Ok(6));
+    assert_eq!(ring.pop_with::<true>(), Err(PopError::Empty));
+    let t = ring.push_with::<true>(6).unwrap();
+    assert_eq!(ring.pop_with::<true>(), Ok(6));
     assert!(ring.is_taken(t));
     assert_eq!(ring.unpush(t), None);
 }
@@ -137,13 +137,13 @@ fn leftover_values_are_dropped_with_the_queue() {
     let ring = Ring::new(4);
     let list = List::new();
     for _ in 0..3 {
-        ring.push(Counted(drops.clone())).ok().unwrap();
+        ring.push_with::<true>(Counted(drops.clone())).ok().unwrap();
     }
     for _ in 0..100 {
         list.push(Counted(drops.clone())).ok().unwrap();
     }
     drop(list.pop());
-    drop(ring.pop());
+    drop(ring.pop_with::<true>());
     assert_eq!(drops.load(SeqCst), 2);
     drop(ring);
     drop(list);

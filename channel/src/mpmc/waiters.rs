@@ -381,9 +381,10 @@ impl WaitQueue {
         self.slot.store(EMPTY, Release);
     }
 
-    /// Serves the fast slot's waiter, if it is waiting: returns its waker.
+    /// Serves the fast slot's waiter, if it is waiting: returns its waker
+    /// (a `WAITING` slot always holds one), or `None` if nobody waits there.
     #[inline]
-    fn notify_slot(&self) -> Option<Option<Waker>> {
+    fn notify_slot(&self) -> Option<Waker> {
         // The plain load first spares the list's waiters (the slot is
         // rarely theirs) a failed CAS: a locked instruction either way.
         // It cannot read an older value than `has_waiters` just did (read-
@@ -401,6 +402,7 @@ impl WaitQueue {
             // SAFETY: NOTIFYING: the cell is ours.
             unsafe { (*w).take() }
         });
+        debug_assert!(waker.is_some(), "a WAITING slot holds its waker");
         // Release: the owner that sees NOTIFIED sees the cell emptied.
         if self
             .slot
@@ -412,7 +414,7 @@ impl WaitQueue {
             // the next registrant.
             self.slot.store(EMPTY, Release);
         }
-        Some(waker)
+        waker
     }
 
     /// Whether anyone may be waiting. The caller has just published its
@@ -438,9 +440,7 @@ impl WaitQueue {
     #[inline(never)]
     fn notify_one_slow(&self) {
         if let Some(waker) = self.notify_slot() {
-            if let Some(waker) = waker {
-                waker.wake();
-            }
+            waker.wake();
             return;
         }
         if !self.has_waiters.load(Relaxed) {
@@ -469,7 +469,7 @@ impl WaitQueue {
 
     /// Wakes every waiter (on close).
     pub(crate) fn notify_all(&self) {
-        if let Some(Some(waker)) = self.notify_slot() {
+        if let Some(waker) = self.notify_slot() {
             waker.wake();
         }
         let mut wakers = WakeList::new();

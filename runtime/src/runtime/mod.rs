@@ -77,6 +77,7 @@
 //! [tasks]: crate::task
 //! [runtime builder]: crate::runtime::Builder
 
+mod build;
 mod builder;
 mod handle;
 mod local_runtime;

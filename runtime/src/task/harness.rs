@@ -4,6 +4,16 @@
 //! bodies of the vtable entries; each one starts with a state transition that
 //! decides who owns what (see `state.rs`), then acts on exactly what it owns.
 //!
+//! A task that wakes itself while it runs (`yield_now`, an exhausted coop
+//! budget) is not queued from in here: `poll` turns the poller's reference
+//! into a new `Notified` and returns it to the scheduler loop that ran the
+//! task, which queues it at the back with its own handle. Queueing it from
+//! inside would go through the scheduler stored in the task, and once the
+//! task sits in a queue another worker may run it to completion and free
+//! it, scheduler field included, while that call still runs: tokio keeps an
+//! extra reference across the call for this, two atomic operations per
+//! yield that the hand-back saves.
+//!
 //! User code (the future's `poll` and `Drop`, the output's `Drop`) runs under
 //! `catch_unwind`: a panicking task becomes `JoinError::Panic` and never takes
 //! its worker thread down.
@@ -12,7 +22,7 @@ use crate::task::core::{Cell, Core, Header, Trailer};
 use crate::task::error::JoinError;
 use crate::task::state::{Snapshot, TransitionToIdle, TransitionToRunning};
 use crate::task::waker::waker_ref;
-use crate::task::{Notified, RawTask, Schedule, Task};
+use crate::task::{RawTask, Schedule, Task};
 
 use std::any::Any;
 use std::future::Future;
@@ -68,7 +78,12 @@ impl<T: Future, S: Schedule> Harness<T, S> {
     // ----- polling ----------------------------------------------------------
 
     /// Polls the future once; consumes the `Notified`'s reference.
-    pub(super) fn poll(self) {
+    ///
+    /// Returns `true` if the task woke itself while it ran: the reference
+    /// then was not consumed but became a new `Notified`, which the caller
+    /// must queue (at the back: the task yielded).
+    #[must_use]
+    pub(super) fn poll(self) -> bool {
         match self.header().state.transition_to_running() {
             TransitionToRunning::Success => {
                 let header_ptr = self.header_ptr();
@@ -76,17 +91,13 @@ impl<T: Future, S: Schedule> Harness<T, S> {
                 let cx = Context::from_waker(&waker);
                 if poll_future(self.core(), self.header().id, cx).is_ready() {
                     self.complete();
-                    return;
+                    return false;
                 }
                 match self.header().state.transition_to_idle() {
                     TransitionToIdle::Ok => {}
-                    TransitionToIdle::OkNotified => {
-                        // Woken while running (e.g. `yield_now`): to the back
-                        // of the queue, not the LIFO slot.
-                        let notified = Notified::from_raw(self.raw());
-                        self.core().scheduler.yield_now(notified);
-                        self.drop_reference();
-                    }
+                    // Woken while running (e.g. `yield_now`): the caller
+                    // queues it (module docs).
+                    TransitionToIdle::OkNotified => return true,
                     TransitionToIdle::OkDealloc => self.dealloc(),
                     TransitionToIdle::Cancelled => {
                         cancel_task(self.core(), self.header().id);
@@ -101,6 +112,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             TransitionToRunning::Failed => {}
             TransitionToRunning::Dealloc => self.dealloc(),
         }
+        false
     }
 
     /// Runtime shutdown; consumes one reference.

@@ -455,7 +455,9 @@ impl LocalSet {
             match task {
                 Some(task) => {
                     let task = shared.owned.assert_owner(task);
-                    crate::coop::budget(|| task.run());
+                    if let Some(yielded) = crate::coop::budget(|| task.run()) {
+                        shared.schedule(yielded);
+                    }
                 }
                 None => return false,
             }

@@ -176,12 +176,6 @@ pub(crate) trait Schedule: Sync + Sized + 'static {
     /// Queue a woken task (from any thread).
     fn schedule(&self, task: Notified<Self>);
 
-    /// Queue a task that woke itself while running (it yielded): it goes to
-    /// the back of the queue, never to the LIFO slot.
-    fn yield_now(&self, task: Notified<Self>) {
-        self.schedule(task);
-    }
-
     /// A task panicked.
     fn unhandled_panic(&self) {}
 }
@@ -326,10 +320,15 @@ impl<S: 'static> LocalNotified<S> {
 
 impl<S: Schedule> LocalNotified<S> {
     /// Polls the task (consumes the queue's reference).
-    pub(crate) fn run(self) {
+    ///
+    /// `Some` if the task woke itself while it ran (it yielded): the caller
+    /// must queue the returned `Notified` at the back of its run queue, with
+    /// its own handle, never through the task (see `harness.rs`).
+    #[must_use = "a yielded task is lost unless it is queued again"]
+    pub(crate) fn run(self) -> Option<Notified<S>> {
         let raw = self.task.raw;
         mem::forget(self);
-        raw.poll();
+        raw.poll().then(|| Notified::from_raw(raw))
     }
 }
 
@@ -338,8 +337,13 @@ impl<S: Schedule> UnownedTask<S> {
     pub(crate) fn run(self) {
         let raw = self.raw;
         mem::forget(self);
-        // The poll consumes the queue's reference...
-        raw.poll();
+        // The poll consumes the queue's reference (or, if the task woke
+        // itself, turns it into a new `Notified`, queued here through the
+        // task's own scheduler: the list's reference keeps the task alive
+        // across that call)...
+        if raw.poll() {
+            raw.schedule();
+        }
         // ...and this one is the list's, which nobody else holds.
         raw.drop_reference();
     }

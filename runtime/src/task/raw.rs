@@ -26,8 +26,10 @@ pub(crate) struct RawTask {
 
 /// The per-`(T, S)` operations of a task.
 pub(super) struct Vtable {
-    /// Polls the future (consumes the `Notified`'s reference).
-    pub(super) poll: unsafe fn(NonNull<Header>),
+    /// Polls the future (consumes the `Notified`'s reference, unless it
+    /// returns `true`: the task woke itself and the reference is the new
+    /// `Notified` the caller must queue).
+    pub(super) poll: unsafe fn(NonNull<Header>) -> bool,
     /// Hands a new `Notified` (reference already counted) to the scheduler.
     pub(super) schedule: unsafe fn(NonNull<Header>),
     /// Frees the allocation.
@@ -95,8 +97,10 @@ impl RawTask {
         self.header().state.load()
     }
 
-    /// Polls the task (consumes the `Notified` reference).
-    pub(super) fn poll(self) {
+    /// Polls the task (consumes the `Notified` reference, unless it returns
+    /// `true`: see the vtable's `poll`).
+    #[must_use]
+    pub(super) fn poll(self) -> bool {
         // SAFETY: the vtable matches the task it is stored in.
         unsafe { (self.header().vtable.poll)(self.ptr) }
     }
@@ -175,10 +179,10 @@ impl RawTask {
     }
 }
 
-unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) {
+unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool {
     // SAFETY: `ptr` heads a `Cell<T, S>` (the vtable was built for it).
     let harness = unsafe { Harness::<T, S>::from_raw(ptr) };
-    harness.poll();
+    harness.poll()
 }
 
 unsafe fn schedule<S: Schedule>(ptr: NonNull<Header>) {

@@ -24,7 +24,8 @@
 //!   queue. At most one `Notified` exists per task: a wake that finds
 //!   `NOTIFIED` already set does nothing, and a wake that finds `RUNNING`
 //!   only sets `NOTIFIED`, leaving the re-queue to the poller when it goes
-//!   idle (which keeps the poller's reference for the new `Notified`).
+//!   idle: the poller's reference becomes the new `Notified`, which the
+//!   poll hands back to the scheduler loop that ran it (see `harness.rs`).
 //! * After `COMPLETE`, the output belongs to the `JoinHandle` if
 //!   `JOIN_INTEREST` is set; otherwise the completing thread drops it.
 //! * `JOIN_WAKER` says who owns the join waker in the trailer: when it is
@@ -85,9 +86,8 @@ pub(super) enum TransitionToRunning {
 pub(super) enum TransitionToIdle {
     /// Nothing: the task waits for a wake-up. The poller's reference is gone.
     Ok,
-    /// The task was woken while it ran: queue it again. A reference was
-    /// added for the new `Notified`; the poller still drops its own after
-    /// queueing (so the task outlives the call into its scheduler).
+    /// The task was woken while it ran: queue it again. The poller's
+    /// reference is not dropped: it becomes the new `Notified`.
     OkNotified,
     /// As `Ok`, and that was the last reference: free the task.
     OkDealloc,
@@ -180,9 +180,8 @@ impl State {
             let mut next = curr;
             next.unset_running();
             let action = if next.is_notified() {
-                // Woken while running: one more reference for the new
-                // `Notified` the caller will queue.
-                next.ref_inc();
+                // Woken while running: the poller's reference carries over
+                // to the new `Notified` the caller will queue.
                 TransitionToIdle::OkNotified
             } else {
                 next.ref_dec();
@@ -547,10 +546,10 @@ mod tests {
         );
         assert!(s.load().is_notified());
         assert_eq!(s.transition_to_idle(), TransitionToIdle::OkNotified);
-        assert_eq!(s.load().ref_count(), 4);
-        assert!(
-            !s.ref_dec(),
-            "the poller drops its reference after queueing"
+        assert_eq!(
+            s.load().ref_count(),
+            3,
+            "the poller's reference became the new Notified"
         );
         assert_eq!(s.transition_to_running(), TransitionToRunning::Success);
         let snap = s.transition_to_complete();

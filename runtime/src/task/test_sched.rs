@@ -56,7 +56,9 @@ impl TestSched {
     /// Runs a notification taken from another queue.
     #[allow(dead_code)]
     pub(crate) fn run(&self, task: Notified<TestSched>) {
-        self.inner.owned.assert_owner(task).run();
+        if let Some(yielded) = self.inner.owned.assert_owner(task).run() {
+            self.schedule(yielded);
+        }
     }
 
     /// Runs one queued task; `false` if the queue was empty.

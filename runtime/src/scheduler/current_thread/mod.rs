@@ -466,8 +466,11 @@ impl CoreGuard<'_> {
                         }
                     };
                     let task = handle.shared.owned.assert_owner(task);
-                    let (c, ()) = context.run_task(core, || task.run());
+                    let (c, yielded) = context.run_task(core, || task.run());
                     core = c;
+                    if let Some(task) = yielded {
+                        core.push_task(task);
+                    }
                 }
 
                 // Yield to the driver: timers and I/O get their turn.

@@ -26,7 +26,7 @@ impl Handle {
     {
         let (handle, notified) = me.shared.owned.bind(future, me.clone(), id);
         if let Some(notified) = notified {
-            me.schedule_task(notified, false);
+            me.schedule_task(notified);
         }
         handle
     }
@@ -66,11 +66,7 @@ impl Schedule for Arc<Handle> {
     }
 
     fn schedule(&self, task: Notified<Self>) {
-        self.schedule_task(task, false);
-    }
-
-    fn yield_now(&self, task: Notified<Self>) {
-        self.schedule_task(task, true);
+        self.schedule_task(task);
     }
 }
 

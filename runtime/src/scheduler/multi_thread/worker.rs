@@ -390,7 +390,7 @@ impl Context {
         *self.core.borrow_mut() = Some(core);
 
         coop::budget(|| {
-            task.run();
+            let mut yielded = task.run();
             let mut lifo_polls = 0;
 
             // Run LIFO tasks while the budget lasts.
@@ -398,8 +398,18 @@ impl Context {
                 let mut core = match self.core.borrow_mut().take() {
                     Some(core) => core,
                     // `block_in_place` handed the core to another thread.
-                    None => return Err(()),
+                    None => {
+                        if let Some(task) = yielded {
+                            self.worker.handle.push_remote_task(task);
+                            self.worker.handle.notify_parked();
+                        }
+                        return Err(());
+                    }
                 };
+
+                if let Some(task) = yielded {
+                    self.worker.handle.schedule_yielded(&mut core, task);
+                }
 
                 let task = match core.lifo_slot.take() {
                     Some(task) => task,
@@ -428,7 +438,7 @@ impl Context {
                 core.stats.start_poll();
                 *self.core.borrow_mut() = Some(core);
                 let task = self.worker.handle.shared.owned.assert_owner(task);
-                run_lifo(task);
+                yielded = run_lifo(task);
             }
         })
     }
@@ -502,8 +512,8 @@ impl Context {
 
 /// Runs a LIFO task (kept out of line for clearer profiles).
 #[inline(never)]
-fn run_lifo(task: LocalNotified<Arc<Handle>>) {
-    task.run();
+fn run_lifo(task: LocalNotified<Arc<Handle>>) -> Option<Notified> {
+    task.run()
 }
 
 impl Core {
@@ -697,13 +707,13 @@ impl Handle {
 
     /// Queues a woken task: locally (LIFO slot or queue) on a worker of this
     /// runtime that holds its core, else on the global queue.
-    pub(super) fn schedule_task(&self, task: Notified, is_yield: bool) {
+    pub(super) fn schedule_task(&self, task: Notified) {
         with_current(|maybe_cx| {
             if let Some(cx) = maybe_cx {
                 // Same runtime, and this thread still holds a core?
                 if std::ptr::eq(self, &*cx.worker.handle) {
                     if let Some(core) = cx.core.borrow_mut().as_mut() {
-                        self.schedule_local(core, task, is_yield);
+                        self.schedule_local(core, task, false);
                         return;
                     }
                 }
@@ -711,6 +721,12 @@ impl Handle {
             self.push_remote_task(task);
             self.notify_parked();
         });
+    }
+
+    /// Queues a task that woke itself while it ran on this worker (it
+    /// yielded; `LocalNotified::run` handed it back): at the back.
+    fn schedule_yielded(&self, core: &mut Core, task: Notified) {
+        self.schedule_local(core, task, true);
     }
 
     fn schedule_local(&self, core: &mut Core, task: Notified, is_yield: bool) {

@@ -602,3 +602,26 @@ rt_test! {
         });
     }
 }
+
+/// Current-thread only: its single queue makes the order deterministic. A
+/// yielded task is re-queued by the scheduler loop, at the back, so `b` runs
+/// between the two halves of `a`.
+#[test]
+fn a_yielding_task_goes_behind_the_queued_ones_on_current_thread() {
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    rt.block_on(async {
+        let (l1, l2) = (log.clone(), log.clone());
+        let a = volt::spawn(async move {
+            l1.lock().unwrap().push("a0");
+            volt::task::yield_now().await;
+            l1.lock().unwrap().push("a1");
+        });
+        let b = volt::spawn(async move { l2.lock().unwrap().push("b") });
+        a.await.unwrap();
+        b.await.unwrap();
+    });
+    assert_eq!(*log.lock().unwrap(), ["a0", "b", "a1"]);
+}

@@ -221,3 +221,34 @@ async fn a_panicking_local_task_does_not_take_the_set_down() {
         })
         .await;
 }
+
+/// Records `a0`, yields, records `a1`; a second task records `b`.
+fn yield_order_tasks(
+    log: &Rc<RefCell<Vec<&'static str>>>,
+) -> (LocalSet, [task::JoinHandle<()>; 2]) {
+    let local = LocalSet::new();
+    let (l1, l2) = (log.clone(), log.clone());
+    let a = local.spawn_local(async move {
+        l1.borrow_mut().push("a0");
+        task::yield_now().await;
+        l1.borrow_mut().push("a1");
+    });
+    let b = local.spawn_local(async move { l2.borrow_mut().push("b") });
+    (local, [a, b])
+}
+
+#[volt::test]
+async fn a_yielding_local_task_goes_behind_the_queued_ones() {
+    // The scheduler loop, not the task, re-queues a yielded task: at the
+    // back, so `b` runs between the two halves of `a`.
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let (local, handles) = yield_order_tasks(&log);
+    local
+        .run_until(async move {
+            for h in handles {
+                h.await.unwrap();
+            }
+        })
+        .await;
+    assert_eq!(*log.borrow(), ["a0", "b", "a1"]);
+}

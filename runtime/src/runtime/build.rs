@@ -56,11 +56,7 @@ impl Builder {
             self.name.clone(),
         );
 
-        let handle = crate::runtime::Handle {
-            inner: crate::scheduler::Handle::CurrentThread(handle),
-        };
-        #[cfg(feature = "time")]
-        crate::scheduler::registry::register(&handle.inner);
+        let handle = registered_handle(crate::scheduler::Handle::CurrentThread(handle));
 
         Ok(Runtime::from_parts(
             Scheduler::CurrentThread(scheduler),
@@ -93,11 +89,7 @@ impl Builder {
             self.name.clone(),
         );
 
-        let handle = crate::runtime::Handle {
-            inner: crate::scheduler::Handle::MultiThread(handle),
-        };
-        #[cfg(feature = "time")]
-        crate::scheduler::registry::register(&handle.inner);
+        let handle = registered_handle(crate::scheduler::Handle::MultiThread(handle));
 
         // Spawn the thread pool workers.
         let _enter = handle.enter();
@@ -109,6 +101,15 @@ impl Builder {
             blocking_pool,
         ))
     }
+}
+
+/// The public handle of a new scheduler, registered (with `time`) in the
+/// registry of live runtimes (where a `Sleep` finds its runtime).
+fn registered_handle(inner: crate::scheduler::Handle) -> crate::runtime::Handle {
+    let handle = crate::runtime::Handle { inner };
+    #[cfg(feature = "time")]
+    crate::scheduler::registry::register(&handle.inner);
+    handle
 }
 
 /// Number of worker threads: `VOLT_WORKER_THREADS`, then

@@ -25,6 +25,8 @@ pub(crate) mod test_waker {
 #[cfg(feature = "rt")]
 pub(crate) mod atomic_cell;
 #[cfg(feature = "rt")]
+pub(crate) mod countdown;
+#[cfg(feature = "rt")]
 pub(crate) mod sync_wrapper;
 #[cfg(feature = "rt")]
 pub(crate) mod trace;

@@ -4,11 +4,11 @@
 //! # Design
 //!
 //! The scheduler's state lives in a [`Core`]: a plain `VecDeque` run queue,
-//! the tick counter and the driver. Only the thread that holds the core runs
-//! tasks. `block_on` takes the core out of an `AtomicCell`; a second thread
-//! calling `block_on` at the same time finds the cell empty and waits until
-//! either its own future completes (driven by wakes from elsewhere) or the
-//! core is put back, then competes for it again.
+//! the global-queue countdown and the driver. Only the thread that holds the
+//! core runs tasks. `block_on` takes the core out of an `AtomicCell`; a
+//! second thread calling `block_on` at the same time finds the cell empty
+//! and waits until either its own future completes (driven by wakes from
+//! elsewhere) or the core is put back, then competes for it again.
 //!
 //! Wakes on the core-holding thread push straight onto the local queue;
 //! wakes from any other thread push onto the injector (the global queue)
@@ -28,6 +28,7 @@ use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
 use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 use crate::util::atomic_cell::AtomicCell;
+use crate::util::countdown::Countdown;
 use crate::{blocking, context, coop};
 
 use std::cell::RefCell;
@@ -75,7 +76,9 @@ pub(crate) struct Context {
 
 struct Core {
     tasks: VecDeque<Notified<Arc<Handle>>>,
-    tick: u32,
+    /// Ticks until the global queue next goes first
+    /// (`global_queue_interval` apart).
+    global_queue_first_in: Countdown,
     /// `None` while the driver is parked or being shut down.
     driver: Option<Driver>,
     metrics: MetricsBatch,
@@ -112,7 +115,7 @@ impl CurrentThread {
 
         let core = AtomicCell::new(Some(Box::new(Core {
             tasks: VecDeque::with_capacity(INITIAL_CAPACITY),
-            tick: 0,
+            global_queue_first_in: Countdown::new(handle.shared.config.global_queue_interval),
             driver: Some(driver),
             metrics: MetricsBatch::new(&handle.shared.worker_metrics),
         })));
@@ -228,12 +231,8 @@ impl fmt::Debug for CurrentThread {
 // ----- Core -------------------------------------------------------------------
 
 impl Core {
-    fn tick(&mut self) {
-        self.tick = self.tick.wrapping_add(1);
-    }
-
     fn next_task(&mut self, handle: &Handle) -> Option<Notified<Arc<Handle>>> {
-        if self.tick % handle.shared.config.global_queue_interval == 0 {
+        if self.global_queue_first_in.elapsed() {
             handle.next_remote_task().or_else(|| self.next_local_task())
         } else {
             self.next_local_task().or_else(|| handle.next_remote_task())
@@ -450,7 +449,6 @@ impl CoreGuard<'_> {
                 }
 
                 for _ in 0..handle.shared.config.event_interval {
-                    core.tick();
                     let task = match core.next_task(handle) {
                         Some(task) => task,
                         None => {

@@ -3,7 +3,7 @@
 //! # Run loop
 //!
 //! Each worker thread owns a [`Core`]: its local queue (256 slots), its LIFO
-//! slot, tick counter and parker. In a loop it
+//! slot, tick countdowns and parker. In a loop it
 //!
 //! 1. every `event_interval` ticks, polls the driver without sleeping and
 //!    checks for shutdown ("maintenance");
@@ -52,6 +52,7 @@ use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
 use crate::task::{LocalNotified, Notified as TaskNotified};
 use crate::util::atomic_cell::AtomicCell;
+use crate::util::countdown::Countdown;
 use crate::util::rand::FastRand;
 use crate::{context, coop};
 
@@ -75,7 +76,11 @@ pub(crate) struct Worker {
 
 /// What a worker thread needs to run tasks.
 struct Core {
-    tick: u32,
+    /// Ticks until the next maintenance (`event_interval` apart).
+    maintenance_in: Countdown,
+    /// Ticks until the global queue next goes first
+    /// (`global_queue_interval` apart).
+    global_queue_first_in: Countdown,
     lifo_slot: Option<Notified>,
     /// Disabled after too many LIFO polls in a row, or by the builder.
     lifo_enabled: bool,
@@ -85,7 +90,6 @@ struct Core {
     /// Taken while the worker sleeps, and by shutdown.
     park: Option<Parker>,
     stats: MetricsBatch,
-    global_queue_interval: u32,
     rand: FastRand,
 }
 
@@ -149,7 +153,8 @@ pub(super) fn create(
         let metrics = WorkerMetrics::default();
         let stats = MetricsBatch::new(&metrics);
         cores.push(Box::new(Core {
-            tick: 0,
+            maintenance_in: Countdown::new(config.event_interval),
+            global_queue_first_in: Countdown::new(config.global_queue_interval),
             lifo_slot: None,
             lifo_enabled: !config.disable_lifo_slot,
             run_queue,
@@ -157,7 +162,6 @@ pub(super) fn create(
             is_shutdown: false,
             park: Some(park),
             stats,
-            global_queue_interval: config.global_queue_interval,
             rand: FastRand::new(),
         }));
         remotes.push(Remote { steal, unpark });
@@ -353,7 +357,6 @@ impl Context {
         core.stats.start_processing_scheduled_tasks();
 
         while !core.is_shutdown {
-            core.tick();
             core = self.maintenance(core);
 
             if let Some(task) = core.next_task(&self.worker) {
@@ -444,7 +447,7 @@ impl Context {
     }
 
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
-        if core.tick % self.worker.handle.shared.config.event_interval == 0 {
+        if core.maintenance_in.elapsed() {
             // Poll the driver without sleeping.
             core = self.park_timeout(core, Some(Duration::ZERO));
             core.maintenance(&self.worker);
@@ -517,12 +520,8 @@ fn run_lifo(task: LocalNotified<Arc<Handle>>) -> Option<Notified> {
 }
 
 impl Core {
-    fn tick(&mut self) {
-        self.tick = self.tick.wrapping_add(1);
-    }
-
     fn next_task(&mut self, worker: &Worker) -> Option<Notified> {
-        if self.tick % self.global_queue_interval == 0 {
+        if self.global_queue_first_in.elapsed() {
             worker
                 .handle
                 .next_remote_task()

@@ -9,18 +9,35 @@
 //!
 //! A failed CAS on `head` or `tail` means another core is claiming
 //! positions right now. Retrying at once mostly steals the cache line back
-//! in the middle of the winner's next claim; waiting long enough for it to
-//! finish a few claims lets both sides work on a line they own. Measured
-//! on the 2-core bench machine (4 producers + 4 consumers, bounded(1024),
-//! multi-thread runtime, 20,000 messages, medians of 8 runs): no spin
-//! 880 us, 1 to 64 `pause`s 590 us, 16 to 64 `pause`s 425 us (16p16c:
-//! 520 -> 353 us).
+//! in the middle of the winner's next claim; staying away long enough for
+//! it to finish several claims lets one core at a time work on a line it
+//! owns. How long is long enough grows with the number of cores that
+//! contend: on the 2-core bench machine every wait from 16 to 256 `pause`s
+//! gave the same times, but on a 16-core machine (Intel Xeon, a `pause`
+//! about 20 ns there as here), with 16 workers, 20,000 messages, medians
+//! of 3 x 30 runs, 16 to 64 `pause`s against 128 to 256:
+//!
+//! | shape, bounded(1024) | 16 to 64 | 128 to 256 |
+//! |----------------------|---------:|-----------:|
+//! | 2p2c                 | 1,005 us |     596 us |
+//! | 4p4c                 | 1,993 us |     742 us |
+//! | 16p16c               | 7,284 us |   1,532 us |
+//! | 64p64c               | 6,941 us |   2,303 us |
+//!
+//! Longer waits still (512 `pause`s) were faster again at 16p16c but cost
+//! a thread that lost one race 10 us here, and several times that where a
+//! `pause` is slower, so the cap stays at 256. With real work between the
+//! operations (about 100 ns each) the longer waits were no slower.
+//! `bounded(1)` and `unbounded` did not change.
 
 use crate::bridge::loom;
 
-const SPIN_LIMIT: u32 = 6;
 /// The first failed CAS spins `1 << SPIN_FIRST` rounds (module docs).
-const SPIN_FIRST: u32 = 4;
+const SPIN_FIRST: u32 = 7;
+/// A failed CAS spins at most `1 << SPIN_LIMIT` rounds.
+const SPIN_LIMIT: u32 = 8;
+/// `snooze` spins at most `1 << SNOOZE_LIMIT` rounds, then yields.
+const SNOOZE_LIMIT: u32 = 6;
 const YIELD_LIMIT: u32 = 10;
 
 pub(crate) struct Backoff {
@@ -52,7 +69,7 @@ impl Backoff {
     /// While waiting for another thread to finish a step.
     #[inline]
     pub(crate) fn snooze(&mut self) {
-        if self.step <= SPIN_LIMIT {
+        if self.step <= SNOOZE_LIMIT {
             for _ in 0..1u32 << self.step {
                 loom::spin_loop();
             }

@@ -258,6 +258,11 @@ impl<T> Ring<T> {
                 if head.wrapping_add(self.one_lap) == tail {
                     return Err((value, PushError::Full));
                 }
+                // The receiver's step is short, but under contention every
+                // waiter here slows it down; the CAS backoff's long waits
+                // measured best for large capacities (benches/NOTES.md, "On
+                // 16 cores": short waits here halve the time at capacity 3
+                // and nearly double it at 1024).
                 backoff.spin();
                 tail = self.tail.load(Relaxed);
             } else {
@@ -314,6 +319,7 @@ impl<T> Ring<T> {
                         PopError::Empty
                     });
                 }
+                // As in `push_with`.
                 backoff.spin();
                 head = self.head.load(Relaxed);
             } else {

@@ -15,6 +15,18 @@
 //! list has both links `None`; popping or removing a node resets its links,
 //! which is what lets [`LinkedList::remove`] tell "not linked" apart from
 //! "linked".
+//!
+//! # The head's `prev`
+//!
+//! Every linked node except the head has a valid `prev`. The head's `prev`
+//! is *not* maintained: unlinking the head (`pop_front` above all) leaves
+//! the new head's `prev` pointing at the node that just left, which may be
+//! freed at once. Nothing reads it: the list recognizes its head by
+//! comparing with `head`, and `push_front` and `take_guarded` overwrite it.
+//! This is what makes a FIFO pop touch one node instead of two. A waiter
+//! list popped by one core and pushed by another (a semaphore's queue in a
+//! lock convoy) would otherwise write the next waiter's line, usually last
+//! written by the other core, inside the critical section of every pop.
 
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -260,14 +272,26 @@ impl<L: Link> LinkedList<L> {
         // SAFETY: `node` and its neighbours are linked in this list.
         unsafe {
             let p = links::<L>(node);
-            let (prev, next) = (p.get_prev(), p.get_next());
-            match prev {
-                Some(prev) => links::<L>(prev).set_next(next),
-                None => self.head = next,
-            }
-            match next {
-                Some(next) => links::<L>(next).set_prev(prev),
-                None => self.tail = prev,
+            let next = p.get_next();
+            if self.head == Some(node) {
+                // The new head keeps its stale `prev` (see the module docs).
+                self.head = next;
+                if next.is_none() {
+                    self.tail = None;
+                }
+            } else {
+                let prev = p.get_prev();
+                debug_assert!(
+                    prev.is_some(),
+                    "a linked node that is not the head has a prev"
+                );
+                if let Some(prev) = prev {
+                    links::<L>(prev).set_next(next);
+                }
+                match next {
+                    Some(next) => links::<L>(next).set_prev(prev),
+                    None => self.tail = prev,
+                }
             }
             p.set_prev(None);
             p.set_next(None);
@@ -460,5 +484,53 @@ mod tests {
         assert_eq!(drain(&mut list), vec![1, 3]);
         // SAFETY: node is alive and in no list.
         assert!(unsafe { list.remove(ptr(&nodes[1])) }.is_none());
+    }
+
+    /// `pop_front` leaves the new head's `prev` pointing at the popped node.
+    /// Freeing that node first lets Miri catch any read through it.
+    #[test]
+    fn stale_head_prev_is_never_followed() {
+        let (b, c, d) = (node(1), node(2), node(3));
+        let mut list = LinkedList::<NodeLink>::new();
+        for round in 0..4 {
+            let a = node(0);
+            list.push_back(ptr(&a));
+            list.push_back(ptr(&b));
+            list.push_back(ptr(&c));
+            // SAFETY: nodes are alive.
+            assert_eq!(unsafe { list.pop_front().unwrap().as_ref() }.value, 0);
+            drop(a);
+            // SAFETY: every node but the freed `a` is alive and linked in
+            // `list` or in none.
+            unsafe {
+                assert!(list.is_linked(ptr(&b)));
+                match round {
+                    // Remove the head with the stale `prev`.
+                    0 => {
+                        assert!(list.remove(ptr(&b)).is_some());
+                        assert!(!list.is_linked(ptr(&b)));
+                        assert_eq!(drain(&mut list), vec![2]);
+                    }
+                    // Push in front of it.
+                    1 => {
+                        list.push_front(ptr(&d));
+                        assert!(list.remove(ptr(&b)).is_some());
+                        assert_eq!(drain(&mut list), vec![3, 2]);
+                    }
+                    // Pop it from the back, as the last node.
+                    2 => {
+                        assert_eq!(list.pop_back().unwrap().as_ref().value, 2);
+                        assert_eq!(list.pop_back().unwrap().as_ref().value, 1);
+                        assert!(list.is_empty());
+                    }
+                    // Remove the node after it, then it.
+                    _ => {
+                        assert!(list.remove(ptr(&c)).is_some());
+                        assert!(list.remove(ptr(&b)).is_some());
+                        assert!(list.is_empty() && list.back().is_none());
+                    }
+                }
+            }
+        }
     }
 }

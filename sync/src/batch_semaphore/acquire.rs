@@ -291,6 +291,14 @@ impl Semaphore {
             } else {
                 (curr & FLAGS | WAITERS, avail)
             };
+            if next == curr {
+                // Nothing to take and WAITERS already set (the convoy's
+                // common case). With the lock held nobody can change that
+                // (invariant 1: only a lock holder clears WAITERS, nobody
+                // adds while it is set), so skip the CAS: writing the line
+                // anyway would take it from every core that reads it.
+                break 0;
+            }
             // AcqRel: Acquire for the permits we take, Release so that a
             // releaser that sees WAITERS comes to this lock after us.
             match self

@@ -46,7 +46,7 @@
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
-use crate::mpmc::backoff::Backoff;
+use crate::mpmc::backoff::{Backoff, SHORT_WAIT_MAX_CAP};
 
 use std::mem::MaybeUninit;
 
@@ -214,6 +214,16 @@ impl<T> Ring<T> {
         Some(unsafe { self.empty(slot, head) })
     }
 
+    /// Waits for a peer that holds the boundary slot (see `backoff`).
+    #[inline(always)]
+    fn wait_at_boundary(&self, backoff: &mut Backoff) {
+        if (2..=SHORT_WAIT_MAX_CAP).contains(&self.cap) {
+            backoff.spin_short();
+        } else {
+            backoff.spin();
+        }
+    }
+
     /// Pushes `value`, or gives it back with the reason. On success returns
     /// the index the value was stored at (its ticket). With `EXACT` false
     /// (a sender that waits when the ring is full) `Full` may be stale
@@ -258,12 +268,13 @@ impl<T> Ring<T> {
                 if head.wrapping_add(self.one_lap) == tail {
                     return Err((value, PushError::Full));
                 }
-                // The receiver's step is short, but under contention every
-                // waiter here slows it down; the CAS backoff's long waits
-                // measured best for large capacities (benches/NOTES.md, "On
-                // 16 cores": short waits here halve the time at capacity 3
-                // and nearly double it at 1024).
-                backoff.spin();
+                // The receiver's step is short: a small ring looks again
+                // soon. In a large ring many threads wait here at once and
+                // the CAS backoff's long waits keep them off the peer's
+                // lines (the table in `backoff`: on 16 cores short waits
+                // halve the time at capacity 3 and nearly double it at
+                // 1024).
+                self.wait_at_boundary(&mut backoff);
                 tail = self.tail.load(Relaxed);
             } else {
                 // Our `tail` is stale: the slot already moved on (a claimed
@@ -320,7 +331,7 @@ impl<T> Ring<T> {
                     });
                 }
                 // As in `push_with`.
-                backoff.spin();
+                self.wait_at_boundary(&mut backoff);
                 head = self.head.load(Relaxed);
             } else {
                 // Our `head` is stale (as in `push_with`): reload at once.

@@ -291,7 +291,7 @@ impl Semaphore {
             } else {
                 (curr & FLAGS | WAITERS, avail)
             };
-            if next == curr {
+            if took < n && next == curr {
                 // Nothing to take and WAITERS already set (the convoy's
                 // common case). With the lock held nobody can change that
                 // (invariant 1: only a lock holder clears WAITERS, nobody

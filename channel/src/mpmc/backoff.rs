@@ -2,9 +2,9 @@
 //!
 //! The lock-free queues spin only while another thread is between two
 //! steps of its own operation (a claimed but not yet published slot, a
-//! block being installed). `spin` backs off a contended CAS (and, in the
-//! ring, a wait at the full or empty boundary: see the comment at those
-//! call sites); `snooze` waits for the other thread, yielding the CPU
+//! block being installed). `spin` backs off a contended CAS (and, in
+//! large rings, a wait at the full or empty boundary; small rings use
+//! `spin_short` there, see below); `snooze` waits for the other thread, yielding the CPU
 //! after a few rounds so a preempted peer can finish. Under loom every
 //! round is one yield, so the model checker can schedule the peer without
 //! exploring useless spins.
@@ -85,35 +85,31 @@ impl Backoff {
     }
 
     /// After a failed CAS: let the winner go on for a while, longer each
-    /// time.
+    /// time (128, then 256 rounds).
     #[inline]
     pub(crate) fn spin(&mut self) {
-        let rounds = if cfg!(loom) {
-            1
-        } else {
-            1u32 << (self.step + SPIN_FIRST).min(SPIN_LIMIT)
-        };
-        for _ in 0..rounds {
-            loom::spin_loop();
-        }
-        if self.step <= SPIN_LIMIT {
-            self.step += 1;
-        }
+        self.spin_growing(SPIN_FIRST, SPIN_LIMIT);
     }
 
     /// At a small ring's boundary: the peer's step is short, so look
     /// again soon (1, 2, 4, ... 64 rounds).
     #[inline]
     pub(crate) fn spin_short(&mut self) {
+        self.spin_growing(0, SHORT_LIMIT);
+    }
+
+    /// Spins `1 << (step + first)` rounds, at most `1 << limit`.
+    #[inline]
+    fn spin_growing(&mut self, first: u32, limit: u32) {
         let rounds = if cfg!(loom) {
             1
         } else {
-            1u32 << self.step.min(SHORT_LIMIT)
+            1u32 << (self.step + first).min(limit)
         };
         for _ in 0..rounds {
             loom::spin_loop();
         }
-        if self.step <= SHORT_LIMIT {
+        if self.step <= limit {
             self.step += 1;
         }
     }

@@ -1,10 +1,10 @@
 //! Unix domain sockets (`UnixListener`, `UnixStream` with its halves,
-//! `UnixDatagram`, `SocketAddr`, `UCred`) and `TcpSocket`.
+//! `UnixDatagram`, `UnixSocket`, `SocketAddr`, `UCred`) and `TcpSocket`.
 
 use std::path::PathBuf;
 use volt::io::{AsyncReadExt, AsyncWriteExt};
 use volt::net::unix::{self, UCred};
-use volt::net::{TcpSocket, TcpStream, UnixDatagram, UnixListener, UnixStream};
+use volt::net::{TcpSocket, TcpStream, UnixDatagram, UnixListener, UnixSocket, UnixStream};
 
 fn sock_path(name: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -243,4 +243,98 @@ async fn tcp_quickack_and_try_read_buf() {
     let mut v = Vec::with_capacity(8);
     assert_eq!(client.try_read_buf(&mut v).unwrap(), 3);
     assert_eq!(v, b"xyz");
+}
+
+#[volt::test]
+async fn unix_socket_stream_client_bound_to_its_own_path() {
+    let (server_path, client_path) = (sock_path("us-srv"), sock_path("us-cli"));
+    let listener = UnixSocket::new_stream().unwrap();
+    listener.bind(&server_path).unwrap();
+    let listener = listener.listen(16).unwrap();
+    assert_eq!(
+        listener.local_addr().unwrap().as_pathname(),
+        Some(server_path.as_path())
+    );
+
+    let client = UnixSocket::new_stream().unwrap();
+    client.bind(&client_path).unwrap();
+    let mut client = client.connect(&server_path).await.unwrap();
+    let (mut server, peer) = listener.accept().await.unwrap();
+    assert_eq!(peer.as_pathname(), Some(client_path.as_path()));
+    assert_eq!(
+        server.peer_addr().unwrap().as_pathname(),
+        Some(client_path.as_path())
+    );
+
+    client.write_all(b"ping").await.unwrap();
+    drop(client);
+    let mut got = Vec::new();
+    server.read_to_end(&mut got).await.unwrap();
+    assert_eq!(got, b"ping");
+    let _ = std::fs::remove_file(&server_path);
+    let _ = std::fs::remove_file(&client_path);
+}
+
+#[volt::test]
+async fn unix_socket_datagram_echo() {
+    let (server_path, client_path) = (sock_path("ud-srv"), sock_path("ud-cli"));
+    let server = UnixSocket::new_datagram().unwrap();
+    server.bind(&server_path).unwrap();
+    let server = server.datagram().unwrap();
+    let client = UnixSocket::new_datagram().unwrap();
+    client.bind(&client_path).unwrap();
+    let client = client.datagram().unwrap();
+    client.connect(&server_path).unwrap();
+
+    client.send(b"echo").await.unwrap();
+    let mut buf = [0u8; 16];
+    let (n, from) = server.recv_from(&mut buf).await.unwrap();
+    assert_eq!(from.as_pathname(), Some(client_path.as_path()));
+    server.send_to(&buf[..n], &client_path).await.unwrap();
+    let n = client.recv(&mut buf).await.unwrap();
+    assert_eq!(&buf[..n], b"echo");
+    let _ = std::fs::remove_file(&server_path);
+    let _ = std::fs::remove_file(&client_path);
+}
+
+#[volt::test]
+async fn unix_socket_misuse_gives_tokios_errors() {
+    let err = UnixSocket::new_datagram()
+        .unwrap()
+        .connect(sock_path("us-none"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "connect cannot be called on a datagram socket"
+    );
+    assert_eq!(err.kind(), std::io::ErrorKind::Other);
+    let err = UnixSocket::new_datagram().unwrap().listen(8).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "listen cannot be called on a datagram socket"
+    );
+    let err = UnixSocket::new_stream().unwrap().datagram().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "datagram cannot be called on a stream socket"
+    );
+    // Nothing listens there: the OS's error comes back.
+    let err = UnixSocket::new_stream()
+        .unwrap()
+        .connect(sock_path("us-missing"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+}
+
+#[test]
+fn unix_socket_fd_round_trips() {
+    use std::os::unix::io::{AsRawFd, FromRawFd, IntoRawFd};
+    let socket = UnixSocket::new_stream().unwrap();
+    let fd = socket.into_raw_fd();
+    // SAFETY: (test) `fd` was just released by `into_raw_fd`.
+    let socket = unsafe { UnixSocket::from_raw_fd(fd) };
+    assert_eq!(socket.as_raw_fd(), fd);
+    assert!(format!("{socket:?}").contains("Socket"));
 }

@@ -7,7 +7,8 @@
 //!   communication over TCP.
 //! * [`UdpSocket`] provides functionality for communication over UDP.
 //! * [`UnixStream`], [`UnixListener`] and [`UnixDatagram`] are the same
-//!   over Unix domain sockets.
+//!   over Unix domain sockets; [`UnixSocket`] configures one before it
+//!   becomes any of them.
 //! * [`lookup_host`] resolves a host name on the blocking pool.
 //!
 //! Every socket registers with the runtime's I/O driver; readers and
@@ -25,6 +26,6 @@ pub use addr::{ToSocketAddrs, lookup_host};
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]
-pub use unix::{UnixDatagram, UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
 
 pub(crate) use addr::to_socket_addrs;

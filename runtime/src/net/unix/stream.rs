@@ -61,7 +61,7 @@ impl UnixStream {
     /// Registers a connecting socket and waits for the connect to finish
     /// (a connect to a listening socket completes at once or is in
     /// progress; either way writability reports the outcome).
-    async fn connected(stream: mio::net::UnixStream) -> io::Result<UnixStream> {
+    pub(super) async fn connected(stream: mio::net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::new(stream)?;
         std::future::poll_fn(|cx| stream.io.registration().poll_write_ready(cx)).await?;
         if let Some(e) = stream.io.take_error()? {

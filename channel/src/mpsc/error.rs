@@ -130,3 +130,21 @@ impl fmt::Display for TryRecvError {
 }
 
 impl Error for TryRecvError {}
+
+/// Error returned by `Receiver`: never produced, since `recv` returns an
+/// `Option`. It exists, deprecated and hidden as in tokio, so that code
+/// naming `mpsc::error::RecvError` still compiles after the switch.
+#[derive(Debug, Clone)]
+#[doc(hidden)]
+#[deprecated(note = "This type is unused because recv returns an Option.")]
+pub struct RecvError(());
+
+#[allow(deprecated)]
+impl fmt::Display for RecvError {
+    fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt.write_str("channel closed")
+    }
+}
+
+#[allow(deprecated)]
+impl Error for RecvError {}

@@ -1,10 +1,8 @@
 //! `ToSocketAddrs`: addresses that may need a DNS lookup, resolved on the
 //! blocking pool so that a task never blocks its worker.
 
-use std::future::Future;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
-use std::pin::Pin;
 use std::vec;
 
 /// Converts or resolves without blocking to one or more `SocketAddr`
@@ -29,7 +27,10 @@ pub(crate) mod sealed {
     #[allow(missing_debug_implementations)]
     pub enum MaybeReady {
         Ready(Option<SocketAddr>),
-        Blocking(Pin<Box<dyn Future<Output = io::Result<vec::IntoIter<SocketAddr>>> + Send>>),
+        /// A lookup on the blocking pool. Held as the bare `JoinHandle`
+        /// (`Send + Sync`), so that the futures of `lookup_host`,
+        /// `TcpStream::connect` and the rest stay `Sync`, as tokio's are.
+        Blocking(crate::task::JoinHandle<io::Result<vec::IntoIter<SocketAddr>>>),
         Many(vec::IntoIter<SocketAddr>),
     }
 
@@ -51,7 +52,10 @@ pub(crate) async fn to_socket_addrs<T: ToSocketAddrs>(
     match host.to_socket_addrs(Internal) {
         MaybeReady::Ready(addr) => Ok(addr.into_iter().collect::<Vec<_>>().into_iter()),
         MaybeReady::Many(iter) => Ok(iter),
-        MaybeReady::Blocking(fut) => fut.await,
+        MaybeReady::Blocking(handle) => match handle.await {
+            Ok(res) => res,
+            Err(e) => Err(io::Error::other(e)),
+        },
     }
 }
 
@@ -83,12 +87,8 @@ where
 }
 
 fn blocking_lookup(s: String) -> MaybeReady {
-    let handle = crate::task::spawn_blocking(move || std::net::ToSocketAddrs::to_socket_addrs(&s));
-    MaybeReady::Blocking(Box::pin(async move {
-        match handle.await {
-            Ok(res) => res,
-            Err(e) => Err(io::Error::other(e)),
-        }
+    MaybeReady::Blocking(crate::task::spawn_blocking(move || {
+        std::net::ToSocketAddrs::to_socket_addrs(&s)
     }))
 }
 

@@ -36,6 +36,13 @@ pub struct EnterGuard<'a> {
     _handle_lifetime: PhantomData<&'a Handle>,
 }
 
+// SAFETY: a shared `&EnterGuard` gives access to nothing but `Debug`, which
+// reads the `SetCurrentGuard`'s depth (a `usize`) and prints nothing of the
+// `LocalEnterGuard`; the thread-bound parts (the saved handle and local
+// context, restored on this thread) are touched only by `Drop`, through
+// `&mut`. The guard stays `!Send`, as tokio's is (`!Send + Sync`).
+unsafe impl Sync for EnterGuard<'_> {}
+
 impl Handle {
     /// Enters the runtime context. This allows you to construct types that
     /// must have an executor available on creation such as a timer or a TCP

@@ -143,10 +143,15 @@ pub use join_set::JoinSet;
 pub use local::{LocalEnterGuard, LocalSet, spawn_local};
 pub(crate) use spawn::BOX_FUTURE_THRESHOLD;
 pub use spawn::spawn;
-pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
+pub use task_local::{AccessError, LocalKey};
 pub use yield_now::yield_now;
 
 pub use crate::coop::{Unconstrained, consume_budget, unconstrained};
+
+/// Task-related futures (tokio's `task::futures`).
+pub mod futures {
+    pub use super::task_local::TaskLocalFuture;
+}
 
 /// Utilities for improved cooperative scheduling.
 pub mod coop {

@@ -1,0 +1,135 @@
+//! `Send`/`Sync` of the public types and of the futures their methods
+//! return, checked at compile time. A type or future that is `Send` or
+//! `Sync` in tokio must be so in volt (code that holds it across an
+//! `.await` in a spawned task, or shares it, must keep compiling after the
+//! switch); one that is not in tokio must not be in volt either, unless
+//! that is sound and deliberate. Futures here are never polled: each check
+//! builds the value inside a closure that is never called.
+
+#![allow(
+    dead_code,
+    unreachable_code,
+    unused_variables,
+    clippy::diverging_sub_expression
+)]
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// `T: Send + Sync` (or just one of them).
+fn send_sync<T: Send + Sync>(_: &T) {}
+fn send<T: Send>(_: &T) {}
+
+// "Not Send" / "not Sync": with two blanket impls, the call is ambiguous
+// (a compile error) exactly when `T` has the auto trait.
+struct Has;
+trait NotSend<A> {
+    fn check(&self) {}
+}
+impl<T: ?Sized> NotSend<()> for T {}
+impl<T: ?Sized + Send> NotSend<Has> for T {}
+trait NotSync<A> {
+    fn check(&self) {}
+}
+impl<T: ?Sized> NotSync<()> for T {}
+impl<T: ?Sized + Sync> NotSync<Has> for T {}
+
+macro_rules! check {
+    ($($name:ident: $body:block)*) => {$(
+        #[allow(non_upper_case_globals)]
+        const $name: fn() = || $body;
+    )*};
+}
+
+type SyncFut = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + Sync>>;
+
+check! {
+    net_futures: {
+        // Address resolution runs on the blocking pool; the futures that
+        // may wait for it stay `Sync`, as tokio's are.
+        let addr: std::net::SocketAddr = todo!();
+        send_sync(&volt::net::lookup_host(addr));
+        send_sync(&volt::net::TcpStream::connect(addr));
+        send_sync(&volt::net::TcpListener::bind(addr));
+        send_sync(&volt::net::UdpSocket::bind(addr));
+        let udp: &volt::net::UdpSocket = todo!();
+        send_sync(&udp.connect(addr));
+        send_sync(&udp.send_to(&[], addr));
+        send_sync(&volt::net::UnixStream::connect("p"));
+    }
+    unix_socket_and_pipes: {
+        let socket: volt::net::UnixSocket = todo!();
+        send_sync(&socket);
+        send_sync(&socket.connect("p"));
+        let (tx, rx): (volt::net::unix::pipe::Sender, volt::net::unix::pipe::Receiver) = todo!();
+        send_sync(&tx.writable());
+        send_sync(&rx.readable());
+        send_sync(&tx);
+        send_sync(&rx);
+        send_sync(&volt::net::unix::pipe::OpenOptions::new());
+    }
+    runtime_guards: {
+        // tokio's `EnterGuard` is `!Send + Sync`.
+        let guard: volt::runtime::EnterGuard<'static> = todo!();
+        NotSend::check(&guard);
+        send_sync(&&guard);
+        let local: volt::task::LocalEnterGuard = todo!();
+        NotSend::check(&local);
+        NotSync::check(&local);
+    }
+    task_local_future: {
+        volt::task_local! { static KEY: u32; }
+        let fut: volt::task::futures::TaskLocalFuture<u32, SyncFut> = KEY.scope(1, todo!());
+        send_sync(&fut);
+        let fut: volt::task::futures::TaskLocalFuture<Cell<u32>, SyncFut> = todo!();
+        send(&fut);
+        NotSync::check(&fut);
+    }
+    sync_futures: {
+        let (mutex, rwlock, sem, notify): (
+            &volt::sync::Mutex<u8>,
+            &volt::sync::RwLock<u8>,
+            &volt::sync::Semaphore,
+            &volt::sync::Notify,
+        ) = todo!();
+        send_sync(&mutex.lock());
+        send_sync(&rwlock.read());
+        send_sync(&rwlock.write());
+        send_sync(&sem.acquire());
+        send_sync(&sem.acquire_many(2));
+        send_sync(&notify.notified());
+        // A lock future over a `!Sync` value is `Send` (the value moves
+        // with it), but a read guard over it must not be shared.
+        let rw: &volt::sync::RwLock<Cell<u8>> = todo!();
+        NotSend::check(&rw.read());
+        let guard: volt::sync::MutexGuard<'static, Cell<u8>> = todo!();
+        send(&guard);
+        NotSync::check(&guard);
+    }
+    channel_futures: {
+        let (tx, rx): (volt::sync::mpsc::Sender<u8>, volt::sync::mpsc::Receiver<u8>) = todo!();
+        send_sync(&tx.send(1));
+        send_sync(&tx.reserve());
+        let rx: &mut volt::sync::mpsc::Receiver<u8> = todo!();
+        send_sync(&rx.recv());
+        let brx: &mut volt::sync::broadcast::Receiver<u8> = todo!();
+        send_sync(&brx.recv());
+        let wrx: &mut volt::sync::watch::Receiver<u8> = todo!();
+        send_sync(&wrx.changed());
+        let wrx: volt::sync::watch::Receiver<Cell<u8>> = todo!();
+        NotSend::check(&wrx);
+        let otx: volt::sync::oneshot::Sender<u8> = todo!();
+        send_sync(&otx);
+        let (ctx, crx): (volt::channel::Sender<u8>, volt::channel::Receiver<u8>) = todo!();
+        send_sync(&ctx.send(1));
+        send_sync(&crx.recv());
+        let nn: volt::channel::Sender<Rc<u8>> = todo!();
+        NotSend::check(&nn);
+        NotSync::check(&nn);
+    }
+    deprecated_mpsc_recv_error: {
+        #[allow(deprecated)]
+        let e: volt::sync::mpsc::error::RecvError = todo!();
+        send_sync(&e);
+    }
+}

@@ -60,6 +60,15 @@ pub use volt_runtime::process;
 #[cfg(feature = "signal")]
 pub use volt_runtime::signal;
 
+/// Streams: empty, as tokio's `stream` module is (the path exists so that
+/// code naming it keeps compiling).
+///
+/// The `Stream` utilities are in the `tokio-stream` and `futures` crates
+/// (`Stream` is not in `std` yet); loops of `while let Some(v) =
+/// rx.recv().await` cover most uses. volt's own [`channel::Receiver`]
+/// implements `futures_core::Stream` with the `stream` feature.
+pub mod stream {}
+
 /// A fast multi-producer, multi-consumer channel (volt's own; tokio has
 /// none). See [`bounded`](channel::bounded) and
 /// [`unbounded`](channel::unbounded).

@@ -187,3 +187,42 @@ async fn lines_of_a_file() {
     }
     assert_eq!(all, ["a", "b", "c"]);
 }
+
+#[volt::test]
+async fn set_times_and_set_modified() {
+    use std::time::{Duration, SystemTime};
+    use volt::fs::FileTimes;
+    let dir = TempDir::new("times");
+    let path = dir.0.join("f");
+    let file = File::create(&path).await.unwrap();
+    let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    let later = then + Duration::from_secs(60);
+    file.set_times(FileTimes::new().set_accessed(then).set_modified(later))
+        .await
+        .unwrap();
+    let meta = fs::metadata(&path).await.unwrap();
+    assert_eq!(
+        (meta.accessed().unwrap(), meta.modified().unwrap()),
+        (then, later)
+    );
+
+    // Only `modified` changes; the access time stays.
+    file.set_modified(then).await.unwrap();
+    let meta = fs::metadata(&path).await.unwrap();
+    assert_eq!(
+        (meta.accessed().unwrap(), meta.modified().unwrap()),
+        (then, then)
+    );
+}
+
+#[volt::test]
+async fn file_from_owned_fd() {
+    let dir = TempDir::new("ownedfd");
+    let path = dir.0.join("f");
+    std::fs::write(&path, b"from an fd").unwrap();
+    let fd = std::os::fd::OwnedFd::from(std::fs::File::open(&path).unwrap());
+    let mut file = File::from(fd);
+    let mut got = String::new();
+    file.read_to_string(&mut got).await.unwrap();
+    assert_eq!(got, "from an fd");
+}

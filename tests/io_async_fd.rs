@@ -139,3 +139,46 @@ async fn deprecated_constructors_still_work_as_in_tokio() {
     let fd: Result<AsyncFd<_>, volt::io::unix::AsyncFdTryNewError<_>> = AsyncFd::try_new(c);
     assert!(fd.is_ok());
 }
+
+#[volt::test]
+async fn try_io_without_a_guard() {
+    let (a, mut b) = pair();
+    // SAFETY: `a` owns its descriptor for as long as the `AsyncFd` owns `a`.
+    let mut fd = unsafe { AsyncFd::register(a) }.unwrap();
+    let mut buf = [0u8; 8];
+    // Not known to be readable: `f` is not run.
+    let mut ran = false;
+    let err = fd
+        .try_io(Interest::READABLE, |_| {
+            ran = true;
+            Ok(0)
+        })
+        .unwrap_err();
+    assert_eq!((err.kind(), ran), (std::io::ErrorKind::WouldBlock, false));
+
+    b.write_all(b"one").unwrap();
+    fd.readable().await.unwrap().retain_ready();
+    let n = fd
+        .try_io(Interest::READABLE, |s| (&*s).read(&mut buf))
+        .unwrap();
+    assert_eq!(&buf[..n], b"one");
+    // Drained: the next read's WouldBlock clears the readiness, so a
+    // second try does not even run `f`.
+    let err = fd
+        .try_io_mut(Interest::READABLE, |s| s.read(&mut buf))
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    let err = fd
+        .try_io_mut(Interest::READABLE, |_| -> std::io::Result<()> {
+            panic!("run without readiness")
+        })
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+
+    b.write_all(b"two").unwrap();
+    fd.readable_mut().await.unwrap().retain_ready();
+    let n = fd
+        .try_io_mut(Interest::READABLE, |s| s.read(&mut buf))
+        .unwrap();
+    assert_eq!(&buf[..n], b"two");
+}

@@ -104,3 +104,49 @@ async fn lines_is_cancel_safe() {
         Some("partial line")
     );
 }
+
+#[volt::test]
+async fn buf_stream_from_buf_writer_over_buf_reader_keeps_both_buffers() {
+    use volt::io::{AsyncWriteExt as _, BufStream, duplex};
+    let (mut peer, ours) = duplex(64);
+    peer.write_all(b"hello world").await.unwrap();
+
+    // Read a prefix: the BufReader buffers the rest of what arrived.
+    let mut reader = BufReader::new(ours);
+    let mut hello = [0u8; 5];
+    reader.read_exact(&mut hello).await.unwrap();
+    // Write without flushing: the BufWriter holds it.
+    let mut writer = BufWriter::new(reader);
+    writer.write_all(b"abc").await.unwrap();
+
+    let mut stream = BufStream::from(writer);
+    let mut rest = [0u8; 6];
+    stream.read_exact(&mut rest).await.unwrap();
+    assert_eq!((&hello, &rest), (b"hello", b" world"));
+    stream.flush().await.unwrap();
+    let mut got = [0u8; 3];
+    peer.read_exact(&mut got).await.unwrap();
+    assert_eq!(&got, b"abc");
+}
+
+#[volt::test]
+async fn join_is_buf_read_when_its_reader_is() {
+    let mut joined = volt::io::join(BufReader::new(&b"one\ntwo\n"[..]), Vec::new());
+    let mut line = String::new();
+    joined.read_line(&mut line).await.unwrap();
+    assert_eq!(line, "one\n");
+    let mut lines = joined.lines();
+    assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("two"));
+}
+
+#[test]
+fn read_buf_is_a_buf_mut() {
+    use bytes::BufMut;
+    let mut storage = [0u8; 8];
+    let mut buf = volt::io::ReadBuf::new(&mut storage);
+    assert_eq!(buf.remaining_mut(), 8);
+    buf.put_slice(b"abc");
+    buf.put_u8(b'd');
+    assert_eq!(buf.filled(), b"abcd");
+    assert_eq!(buf.remaining_mut(), 4);
+}

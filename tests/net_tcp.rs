@@ -289,3 +289,43 @@ async fn many_tasks_wait_for_readability_of_one_socket() {
         rx.recv().await.unwrap();
     }
 }
+
+#[volt::test]
+async fn read_halves_poll_peek_and_try_read_buf() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut client = TcpStream::connect(addr).await.unwrap();
+    let (mut server, _) = listener.accept().await.unwrap();
+    client.write_all(b"peek me").await.unwrap();
+
+    // Borrowed half: poll_peek leaves the bytes, try_read_buf takes them.
+    let (mut rd, _wr) = server.split();
+    let mut storage = [0u8; 4];
+    let n = std::future::poll_fn(|cx| {
+        let mut buf = volt::io::ReadBuf::new(&mut storage);
+        rd.poll_peek(cx, &mut buf)
+    })
+    .await
+    .unwrap();
+    assert_eq!(&storage[..n], &b"peek me"[..n]);
+    rd.readable().await.unwrap();
+    let mut got = Vec::with_capacity(16);
+    assert_eq!(rd.try_read_buf(&mut got).unwrap(), 7);
+    assert_eq!(got, b"peek me");
+
+    // Owned half: the same two.
+    client.write_all(b"owned").await.unwrap();
+    let (mut rd, _wr) = server.into_split();
+    let mut storage = [0u8; 8];
+    let n = std::future::poll_fn(|cx| {
+        let mut buf = volt::io::ReadBuf::new(&mut storage);
+        rd.poll_peek(cx, &mut buf)
+    })
+    .await
+    .unwrap();
+    assert_eq!(&storage[..n], &b"owned"[..n]);
+    rd.readable().await.unwrap();
+    let mut got = Vec::with_capacity(16);
+    assert_eq!(rd.try_read_buf(&mut got).unwrap(), 5);
+    assert_eq!(got, b"owned");
+}

@@ -338,3 +338,49 @@ fn unix_socket_fd_round_trips() {
     assert_eq!(socket.as_raw_fd(), fd);
     assert!(format!("{socket:?}").contains("Socket"));
 }
+
+/// With tiny event batches (`max_io_events_per_tick`, and the smaller
+/// batch of a busy worker, `max_io_events_per_busy_tick`) the events past
+/// the batch stay in the kernel and come with later polls: every reader
+/// still finishes.
+#[test]
+fn tiny_io_event_batches_deliver_every_event() {
+    let builders = [
+        volt::runtime::Builder::new_current_thread()
+            .enable_all()
+            .max_io_events_per_tick(2)
+            .build()
+            .unwrap(),
+        volt::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .max_io_events_per_tick(64)
+            .max_io_events_per_busy_tick(1)
+            .build()
+            .unwrap(),
+    ];
+    for rt in builders {
+        rt.block_on(async {
+            let mut readers = Vec::new();
+            let mut writers = Vec::new();
+            for i in 0..32u8 {
+                let (a, mut b) = UnixStream::pair().unwrap();
+                readers.push(volt::spawn(async move {
+                    let mut a = a;
+                    let mut byte = [0u8; 1];
+                    a.read_exact(&mut byte).await.unwrap();
+                    byte[0]
+                }));
+                writers.push(async move { b.write_all(&[i]).await.map(|()| b) });
+            }
+            // Keep the writing ends open until every reader is done.
+            let mut open = Vec::new();
+            for w in writers {
+                open.push(w.await.unwrap());
+            }
+            for (i, r) in readers.into_iter().enumerate() {
+                assert_eq!(r.await.unwrap(), i as u8);
+            }
+        });
+    }
+}

@@ -153,3 +153,26 @@ async fn regular_files_and_wrong_directions_are_refused() {
     rx.read_exact(&mut buf).await.unwrap();
     assert_eq!(&buf, b"ok");
 }
+
+#[volt::test]
+async fn try_io_runs_only_when_ready() {
+    use std::io::{Read, Write};
+    let (tx, rx) = pipe::pipe().unwrap();
+    // The raw syscalls go through `File`s on duplicates of the ends.
+    let fd_write =
+        |buf: &[u8]| std::fs::File::from(tx.as_fd().try_clone_to_owned().unwrap()).write(buf);
+    let fd_read =
+        |buf: &mut [u8]| std::fs::File::from(rx.as_fd().try_clone_to_owned().unwrap()).read(buf);
+    tx.writable().await.unwrap();
+    assert_eq!(tx.try_io(|| fd_write(b"raw")).unwrap(), 3);
+
+    rx.readable().await.unwrap();
+    let mut buf = [0u8; 8];
+    let n = rx.try_io(|| fd_read(&mut buf)).unwrap();
+    assert_eq!(&buf[..n], b"raw");
+    // Drained: the read's WouldBlock clears readiness; then `f` is not run.
+    let again = rx.try_io(|| fd_read(&mut buf));
+    assert_eq!(again.unwrap_err().kind(), ErrorKind::WouldBlock);
+    let skipped = rx.try_io(|| -> std::io::Result<()> { panic!("run without readiness") });
+    assert_eq!(skipped.unwrap_err().kind(), ErrorKind::WouldBlock);
+}

@@ -77,6 +77,18 @@ fn zero_event_interval() {
 }
 
 #[test]
+#[should_panic(expected = "max_io_events_per_tick must be non-zero")]
+fn zero_max_io_events_per_tick() {
+    Builder::new_current_thread().max_io_events_per_tick(0);
+}
+
+#[test]
+#[should_panic(expected = "max_io_events_per_busy_tick must be non-zero")]
+fn zero_max_io_events_per_busy_tick() {
+    Builder::new_current_thread().max_io_events_per_busy_tick(0);
+}
+
+#[test]
 #[should_panic(expected = "runtime name shouldn't be empty")]
 fn empty_runtime_name() {
     Builder::new_multi_thread().name("  ");

@@ -184,9 +184,15 @@ fn permits_and_capacity() {
     assert_eq!(tx.capacity(), 1);
     many.next().unwrap().send(7);
     drop(many);
+    // A drained `PermitIterator` stays drained (`FusedIterator`).
+    let mut one = tx.try_reserve_many(1).unwrap().fuse();
+    assert!(one.next().is_some());
+    assert!(one.next().is_none() && one.next().is_none());
     assert_eq!(tx.capacity(), 2);
     assert!(tx.try_reserve_many(4).is_err());
     let owned = tx.clone().try_reserve_owned().unwrap();
+    assert!(owned.same_channel_as_sender(&tx));
+    assert!(!owned.same_channel_as_sender(&mpsc::channel::<u8>(1).0));
     let back = owned.send(8);
     assert!(back.same_channel(&tx));
     let owned = tx.clone().try_reserve_owned().unwrap();

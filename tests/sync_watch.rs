@@ -132,6 +132,16 @@ fn sender_new_has_no_receiver_until_subscribe() {
 }
 
 #[test]
+fn default_sender_holds_the_default_value() {
+    let tx = watch::Sender::<Vec<u8>>::default();
+    assert!(tx.borrow().is_empty());
+    assert_eq!(tx.receiver_count(), 0);
+    let rx = tx.subscribe();
+    tx.send(vec![1]).unwrap();
+    assert_eq!(*rx.borrow(), [1]);
+}
+
+#[test]
 fn a_panicking_modify_is_not_a_new_version() {
     let (tx, rx) = watch::channel(0);
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -62,6 +62,8 @@ async fn concurrent_scopes_do_not_leak_into_each_other() {
 fn sync_scope_and_errors() {
     let r = NUMBER.sync_scope(5, || NUMBER.get() * 2);
     assert_eq!(r, 10);
+    assert_eq!(NUMBER.sync_scope(6, || NUMBER.try_get()), Ok(6));
+    assert!(NUMBER.try_get().is_err());
     let err = NUMBER.try_with(|v| *v).unwrap_err();
     assert_eq!(err.to_string(), "task-local value not set");
     assert_eq!(format!("{err:?}"), "AccessError");

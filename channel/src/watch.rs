@@ -304,6 +304,13 @@ impl<T> Receiver<T> {
     }
 }
 
+impl<T: Default> Default for Sender<T> {
+    /// A sender of `T::default()` with no receiver yet.
+    fn default() -> Self {
+        Sender::new(T::default())
+    }
+}
+
 impl<T> Sender<T> {
     /// A sender with no receiver yet (see [`subscribe`](Self::subscribe)).
     pub fn new(init: T) -> Self {

@@ -35,6 +35,11 @@ pub(crate) struct Cfg {
     pub(crate) enable_pausing: bool,
     /// Number of timer shards (one per worker).
     pub(crate) timer_shards: usize,
+    /// I/O events per driver poll, and per poll that does not wait.
+    #[allow(dead_code)]
+    pub(crate) nevents: usize,
+    #[allow(dead_code)]
+    pub(crate) nevents_busy: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -69,7 +74,7 @@ impl Driver {
     pub(crate) fn new(cfg: Cfg) -> io::Result<(Driver, Handle)> {
         #[cfg(feature = "net")]
         let (park, unpark, io) = if cfg.enable_io {
-            let (driver, handle) = crate::io_driver::Driver::new()?;
+            let (driver, handle) = crate::io_driver::Driver::new(cfg.nevents, cfg.nevents_busy)?;
             (IoStack::Enabled(driver), None, Some(handle))
         } else {
             let park = ParkThread::new();

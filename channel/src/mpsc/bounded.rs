@@ -326,6 +326,24 @@ impl<T> OwnedPermit<T> {
             _ => false,
         }
     }
+
+    /// Whether this permit belongs to the same channel as `sender`.
+    ///
+    /// ```
+    /// use volt_channel::mpsc;
+    ///
+    /// # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+    /// let (tx, _rx) = mpsc::channel::<()>(1);
+    /// let permit = tx.clone().reserve_owned().await.unwrap();
+    /// assert!(permit.same_channel_as_sender(&tx));
+    ///
+    /// let (other, _other_rx) = mpsc::channel::<()>(1);
+    /// assert!(!permit.same_channel_as_sender(&other));
+    /// # });
+    /// ```
+    pub fn same_channel_as_sender(&self, sender: &Sender<T>) -> bool {
+        self.sender.as_ref().is_some_and(|s| s.same_channel(sender))
+    }
 }
 
 impl<T> Drop for OwnedPermit<T> {
@@ -353,6 +371,9 @@ impl<'a, T> Iterator for PermitIterator<'a, T> {
 }
 
 impl<T> ExactSizeIterator for PermitIterator<'_, T> {}
+
+// Once `n` reaches zero it stays there.
+impl<T> std::iter::FusedIterator for PermitIterator<'_, T> {}
 
 impl<T> Drop for PermitIterator<'_, T> {
     fn drop(&mut self) {

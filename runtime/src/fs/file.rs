@@ -17,7 +17,7 @@
 //! Methods that take `&self` (`sync_all`, `set_len`, ...) first wait for
 //! the operation in flight, under a mutex held only while polling.
 
-use super::{OpenOptions, asyncify};
+use super::{FileTimes, OpenOptions, asyncify};
 use crate::io::blocking::{Buf, MAX_BUF, join_error};
 use crate::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 use crate::task::{JoinHandle, spawn_blocking};
@@ -272,6 +272,39 @@ impl File {
         asyncify(move || std.set_permissions(perm)).await
     }
 
+    /// Changes the timestamps of the underlying file (those set in
+    /// `times`; the others are left as they are).
+    ///
+    /// ```no_run
+    /// use volt_runtime::fs::{File, FileTimes};
+    /// use std::time::SystemTime;
+    ///
+    /// # async fn dox() -> std::io::Result<()> {
+    /// let file = File::options().write(true).open("foo.txt").await?;
+    /// file.set_times(FileTimes::new().set_modified(SystemTime::UNIX_EPOCH)).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The OS's error (for example if the file is not writable, or the
+    /// platform does not support one of the timestamps).
+    pub async fn set_times(&self, times: FileTimes) -> io::Result<()> {
+        let std = self.std.clone();
+        asyncify(move || std.set_times(times.into_std())).await
+    }
+
+    /// Changes the modification time of the underlying file: a shorthand
+    /// for [`set_times`](File::set_times) with only `modified` set.
+    ///
+    /// # Errors
+    ///
+    /// As [`set_times`](File::set_times).
+    pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        self.set_times(FileTimes::new().set_modified(time)).await
+    }
+
     /// Sets the largest chunk one blocking read or write moves (default
     /// 2 MiB).
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
@@ -428,6 +461,14 @@ impl AsyncSeek for File {
 impl From<std::fs::File> for File {
     fn from(std: std::fs::File) -> Self {
         Self::from_std(std)
+    }
+}
+
+impl From<std::os::fd::OwnedFd> for File {
+    /// Takes ownership of an open file descriptor (as
+    /// `std::fs::File::from(fd)` then [`File::from_std`]).
+    fn from(fd: std::os::fd::OwnedFd) -> Self {
+        Self::from_std(std::fs::File::from(fd))
     }
 }
 

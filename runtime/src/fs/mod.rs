@@ -29,10 +29,12 @@
 
 mod dir;
 mod file;
+mod file_times;
 mod open_options;
 
 pub use dir::{DirBuilder, DirEntry, ReadDir, read_dir};
 pub use file::File;
+pub use file_times::FileTimes;
 pub use open_options::OpenOptions;
 
 use std::io;

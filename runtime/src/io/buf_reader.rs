@@ -52,6 +52,21 @@ pin_project! {
     }
 }
 
+impl<R> BufReader<R> {
+    /// Puts `inner` in place of the wrapped reader, keeping the buffered
+    /// input, and returns the old reader (how a `BufWriter<BufReader<RW>>`
+    /// becomes a `BufStream` without losing either buffer).
+    pub(crate) fn replace_inner<R2>(self, inner: R2) -> (BufReader<R2>, R) {
+        let reader = BufReader {
+            inner,
+            buf: self.buf,
+            pos: self.pos,
+            cap: self.cap,
+        };
+        (reader, self.inner)
+    }
+}
+
 impl<R: AsyncRead> BufReader<R> {
     /// Creates a new `BufReader` with a default buffer capacity. The
     /// default is currently 8 KB, but may change in the future.

@@ -97,6 +97,19 @@ impl<RW> From<BufReader<BufWriter<RW>>> for BufStream<RW> {
     }
 }
 
+impl<RW> From<BufWriter<BufReader<RW>>> for BufStream<RW> {
+    /// Turns the layers around (a `BufStream` reads through a `BufReader`
+    /// over a `BufWriter`), keeping the buffered input and the unflushed
+    /// output.
+    fn from(b: BufWriter<BufReader<RW>>) -> Self {
+        let (writer_shell, reader) = b.replace_inner(());
+        let (reader_shell, rw) = reader.replace_inner(());
+        let (writer, ()) = writer_shell.replace_inner(rw);
+        let (inner, ()) = reader_shell.replace_inner(writer);
+        BufStream { inner }
+    }
+}
+
 impl<RW: AsyncRead> AsyncRead for BufStream<RW>
 where
     RW: AsyncWrite,

@@ -51,6 +51,21 @@ pin_project! {
     }
 }
 
+impl<W> BufWriter<W> {
+    /// Puts `inner` in place of the wrapped writer, keeping the unflushed
+    /// output and a pending seek, and returns the old writer (see
+    /// `BufReader::replace_inner`).
+    pub(crate) fn replace_inner<W2>(self, inner: W2) -> (BufWriter<W2>, W) {
+        let writer = BufWriter {
+            inner,
+            buf: self.buf,
+            written: self.written,
+            seek_state: self.seek_state,
+        };
+        (writer, self.inner)
+    }
+}
+
 impl<W: AsyncWrite> BufWriter<W> {
     /// Creates a new `BufWriter` with a default buffer capacity. The
     /// default is currently 8 KB, but may change in the future.

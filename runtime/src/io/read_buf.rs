@@ -292,6 +292,29 @@ impl<'a> ReadBuf<'a> {
     }
 }
 
+// SAFETY: `remaining_mut` is the unfilled length, `chunk_mut` exposes
+// exactly that unfilled region, and `advance_mut` moves the filled cursor
+// only over bytes the caller promises it initialized, as `BufMut` requires.
+unsafe impl bytes::BufMut for ReadBuf<'_> {
+    fn remaining_mut(&self) -> usize {
+        self.remaining()
+    }
+
+    unsafe fn advance_mut(&mut self, cnt: usize) {
+        // SAFETY: the caller initialized the next `cnt` unfilled bytes
+        // (`BufMut::advance_mut`'s contract).
+        unsafe { self.assume_init(cnt) };
+        self.advance(cnt);
+    }
+
+    fn chunk_mut(&mut self) -> &mut bytes::buf::UninitSlice {
+        // SAFETY: an `UninitSlice` never de-initializes memory, so handing
+        // out the unfilled region cannot break `initialized`.
+        let unfilled = unsafe { self.unfilled_mut() };
+        bytes::buf::UninitSlice::uninit(unfilled)
+    }
+}
+
 impl fmt::Debug for ReadBuf<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReadBuf")

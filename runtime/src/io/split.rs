@@ -11,7 +11,7 @@
 //! out while either half exists; `unsplit` moves it out only when `T:
 //! Unpin`.
 
-use super::{AsyncRead, AsyncWrite, ReadBuf};
+use super::{AsyncBufRead, AsyncRead, AsyncWrite, ReadBuf};
 
 use pin_project_lite::pin_project;
 use std::fmt;
@@ -250,6 +250,16 @@ impl<R: AsyncRead, W> AsyncRead for Join<R, W> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         self.project().reader.poll_read(cx, buf)
+    }
+}
+
+impl<R: AsyncBufRead, W> AsyncBufRead for Join<R, W> {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        self.project().reader.poll_fill_buf(cx)
+    }
+
+    fn consume(self: Pin<&mut Self>, amt: usize) {
+        self.project().reader.consume(amt)
     }
 }
 

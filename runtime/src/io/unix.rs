@@ -424,6 +424,53 @@ impl<T: AsRawFd> AsyncFd<T> {
             }
         }
     }
+
+    /// Tries an I/O operation once, without waiting: if the fd looks ready
+    /// for `interest`, runs `f`; a `WouldBlock` from `f` clears that
+    /// readiness (so the next `readable()`/`writable()` waits) and is
+    /// returned. If the fd does not look ready, returns `WouldBlock`
+    /// without running `f`.
+    ///
+    /// ```
+    /// use std::io::{Read, Write};
+    /// use std::os::unix::net::UnixStream;
+    /// use volt_runtime::io::{Interest, unix::AsyncFd};
+    ///
+    /// # #[volt_runtime::main(crate = "volt_runtime")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let (a, mut b) = UnixStream::pair()?;
+    /// a.set_nonblocking(true)?;
+    /// // SAFETY: `a` owns its descriptor for as long as the `AsyncFd` owns `a`.
+    /// let fd = unsafe { AsyncFd::register(a) }?;
+    /// let mut buf = [0; 4];
+    /// // Nothing to read yet (or not known to be readable): WouldBlock.
+    /// let err = fd.try_io(Interest::READABLE, |s| (&*s).read(&mut buf)).unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    ///
+    /// b.write_all(b"ping")?;
+    /// fd.readable().await?.retain_ready();
+    /// assert_eq!(fd.try_io(Interest::READABLE, |s| (&*s).read(&mut buf))?, 4);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registration.try_io(interest, || f(self.get_ref()))
+    }
+
+    /// As [`try_io`](Self::try_io), with `&mut` access to the inner
+    /// object.
+    pub fn try_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        f: impl FnOnce(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let inner = self.inner.as_mut().expect("inner taken");
+        self.registration.try_io(interest, || f(inner))
+    }
 }
 
 impl<T: AsRawFd> AsRawFd for AsyncFd<T> {

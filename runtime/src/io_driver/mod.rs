@@ -45,13 +45,14 @@ const SIGNAL_TOKEN: mio::Token = mio::Token(usize::MAX - 1);
 /// Low bits of a token: the slab key.
 const KEY_BITS: u32 = 24;
 const KEY_MASK: usize = (1 << KEY_BITS) - 1;
-/// Events per `poll` call.
-const EVENTS: usize = 1024;
-
 /// The half owned by the parking thread.
 pub(crate) struct Driver {
     poll: mio::Poll,
     events: mio::Events,
+    /// A smaller buffer for polls that do not wait, when the builder set
+    /// `max_io_events_per_busy_tick` below `max_io_events_per_tick`: the
+    /// batch a busy worker takes (the rest stays in the kernel).
+    busy_events: Option<mio::Events>,
     tick: u8,
     /// Resources named by this turn's events (reused).
     ready: Vec<(Arc<ScheduledIo>, Ready)>,
@@ -75,14 +76,19 @@ struct Registrations {
 }
 
 impl Driver {
-    pub(crate) fn new() -> io::Result<(Driver, Handle)> {
+    /// `nevents`: events taken per poll; `nevents_busy`: per poll that
+    /// does not wait (`None`: the same).
+    pub(crate) fn new(nevents: usize, nevents_busy: Option<usize>) -> io::Result<(Driver, Handle)> {
         let poll = mio::Poll::new()?;
         let waker = mio::Waker::new(poll.registry(), WAKE_TOKEN)?;
         let registry = poll.registry().try_clone()?;
         Ok((
             Driver {
                 poll,
-                events: mio::Events::with_capacity(EVENTS),
+                events: mio::Events::with_capacity(nevents),
+                busy_events: nevents_busy
+                    .filter(|&n| n < nevents)
+                    .map(mio::Events::with_capacity),
                 tick: 0,
                 ready: Vec::new(),
             },
@@ -102,7 +108,11 @@ impl Driver {
 
     /// Waits for events (at most `timeout`), then dispatches them.
     pub(crate) fn turn(&mut self, handle: &Handle, timeout: Option<Duration>) {
-        match self.poll.poll(&mut self.events, timeout) {
+        let events = match &mut self.busy_events {
+            Some(busy) if timeout == Some(Duration::ZERO) => busy,
+            _ => &mut self.events,
+        };
+        match self.poll.poll(events, timeout) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return,
             Err(e) => panic!("unexpected error when polling the I/O driver: {e:?}"),
@@ -112,7 +122,7 @@ impl Driver {
         let mut signalled = false;
         {
             let regs = handle.registrations.lock();
-            for event in self.events.iter() {
+            for event in events.iter() {
                 let token = event.token();
                 if token == WAKE_TOKEN {
                     continue;

@@ -157,6 +157,13 @@ macro_rules! stream_halves {
                     self.stream().try_read_vectored(bufs)
                 }
 
+                /// Tries to read data from the stream into the spare
+                /// capacity of `buf`, advancing it (see the stream's
+                /// `try_read_buf`).
+                pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+                    self.stream().try_read_buf(buf)
+                }
+
                 $($($read_extra)*)?
             };
         }

@@ -19,6 +19,8 @@ impl Builder {
             start_paused: self.start_paused,
             enable_pausing,
             timer_shards,
+            nevents: self.nevents,
+            nevents_busy: self.nevents_busy,
         }
     }
 

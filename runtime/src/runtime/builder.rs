@@ -59,6 +59,10 @@ pub struct Builder {
     pub(crate) event_interval: u32,
     pub(crate) disable_lifo_slot: bool,
     pub(crate) name: Option<String>,
+    /// I/O events taken per driver poll, and per poll that does not wait
+    /// (`None`: the same).
+    pub(crate) nevents: usize,
+    pub(crate) nevents_busy: Option<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -72,6 +76,8 @@ pub(crate) enum Kind {
 const DEFAULT_EVENT_INTERVAL: u32 = 61;
 /// Default cap on blocking threads.
 const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
+/// Default number of I/O events taken per driver poll (tokio's).
+const DEFAULT_NEVENTS: usize = 1024;
 
 impl Builder {
     /// Returns a new builder with the current thread scheduler selected.
@@ -111,6 +117,8 @@ impl Builder {
             event_interval,
             disable_lifo_slot: false,
             name: None,
+            nevents: DEFAULT_NEVENTS,
+            nevents_busy: None,
         }
     }
 
@@ -153,6 +161,60 @@ impl Builder {
     /// ```
     pub fn enable_io(&mut self) -> &mut Self {
         self.enable_io = true;
+        self
+    }
+
+    /// Sets the maximum number of I/O events processed per driver poll
+    /// (default 1024). To take a smaller batch on polls that do not wait,
+    /// see [`max_io_events_per_busy_tick`](Self::max_io_events_per_busy_tick).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is zero.
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(1024)
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
+        assert!(capacity > 0, "max_io_events_per_tick must be non-zero");
+        self.nevents = capacity;
+        self
+    }
+
+    /// Sets the maximum number of I/O events a worker processes when it
+    /// polls the driver while it still has tasks to run (any poll that
+    /// does not wait counts as busy). A busy worker polls the driver every
+    /// [`event_interval`](Self::event_interval) tasks and queues every
+    /// task the poll wakes on itself; a small busy batch leaves the rest in
+    /// the kernel instead of overflowing its queue. An idle worker still
+    /// takes up to [`max_io_events_per_tick`](Self::max_io_events_per_tick).
+    /// The default is the same value as `max_io_events_per_tick`.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is zero.
+    ///
+    /// ```
+    /// use volt_runtime::runtime;
+    ///
+    /// let rt = runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(128)
+    ///     .max_io_events_per_busy_tick(8)
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Self {
+        assert!(capacity > 0, "max_io_events_per_busy_tick must be non-zero");
+        self.nevents_busy = Some(capacity);
         self
     }
 

@@ -127,6 +127,34 @@ pub fn worker_index() -> Option<usize> {
     crate::context::with_scheduler(|cx| cx.map(|cx| cx.worker_index()))
 }
 
+/// Checks whether `err` is the error the runtime gives I/O resources when
+/// it shuts down (its message is tokio's: "A Tokio 1.x context was found,
+/// but it is being shutdown.").
+///
+/// ```
+/// use volt_runtime::net::TcpListener;
+/// use volt_runtime::runtime::Runtime;
+///
+/// let rt1 = Runtime::new().unwrap();
+/// let rt2 = Runtime::new().unwrap();
+/// let listener = rt1.block_on(async { TcpListener::bind("127.0.0.1:0").await.unwrap() });
+/// drop(rt1);
+///
+/// rt2.block_on(async {
+///     let err = listener.accept().await.unwrap_err();
+///     assert!(volt_runtime::runtime::is_rt_shutdown_err(&err));
+///     let other = std::io::Error::other("something else");
+///     assert!(!volt_runtime::runtime::is_rt_shutdown_err(&other));
+/// });
+/// ```
+pub fn is_rt_shutdown_err(err: &std::io::Error) -> bool {
+    err.kind() == std::io::ErrorKind::Other
+        && err.get_ref().is_some_and(|inner| {
+            inner.source().is_none()
+                && inner.to_string() == crate::context::RUNTIME_SHUTTING_DOWN_ERROR
+        })
+}
+
 pub(crate) mod scheduler {
     //! Which scheduler a `Runtime` owns.
     pub(crate) enum Scheduler {

@@ -276,6 +276,30 @@ impl<T: Clone + 'static> LocalKey<T> {
     pub fn get(&'static self) -> T {
         self.with(|v| v.clone())
     }
+
+    /// Returns a copy of the task-local value if the task-local value
+    /// implements `Clone`.
+    ///
+    /// If the task-local with the associated key is not present, this
+    /// method will return an `AccessError`. For a panicking variant, see
+    /// `get`.
+    ///
+    /// ```
+    /// volt_runtime::task_local! {
+    ///     static ID: u32;
+    /// }
+    ///
+    /// # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+    /// assert!(ID.try_get().is_err());
+    /// ID.scope(7, async {
+    ///     assert_eq!(ID.try_get(), Ok(7));
+    /// })
+    /// .await;
+    /// # });
+    /// ```
+    pub fn try_get(&'static self) -> Result<T, AccessError> {
+        self.try_with(|v| v.clone())
+    }
 }
 
 impl<T: 'static> fmt::Debug for LocalKey<T> {

@@ -14,4 +14,15 @@ crate::net::halves::stream_halves!(TcpStream, std::net::SocketAddr, {
     pub async fn peek(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.stream().peek(buf).await
     }
+
+    /// Attempts to receive data on the socket, without removing that data
+    /// from the queue, registering the current task for wakeup if data is
+    /// not yet available (see [`TcpStream::poll_peek`]).
+    pub fn poll_peek(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<usize>> {
+        self.stream().poll_peek(cx, buf)
+    }
 });

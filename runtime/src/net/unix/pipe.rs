@@ -306,6 +306,16 @@ impl Sender {
             .try_io(Interest::WRITABLE, || (&*self.io).write_vectored(bufs))
     }
 
+    /// Tries a user-provided write operation once: if the pipe looks
+    /// writable, runs `f` (which should make the syscall itself and return
+    /// `WouldBlock` if it would block, which clears the readiness);
+    /// otherwise returns `WouldBlock` without running it.
+    pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
+        self.io
+            .registration()
+            .try_io(Interest::WRITABLE, || self.io.try_io(f))
+    }
+
     /// Deregisters the pipe end and returns its descriptor in blocking
     /// mode.
     pub fn into_blocking_fd(self) -> io::Result<OwnedFd> {
@@ -496,6 +506,16 @@ impl Receiver {
             unsafe { buf.advance_mut(n) };
             Ok(n)
         })
+    }
+
+    /// Tries a user-provided read operation once: if the pipe looks
+    /// readable, runs `f` (which should make the syscall itself and return
+    /// `WouldBlock` if it would block, which clears the readiness);
+    /// otherwise returns `WouldBlock` without running it.
+    pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
+        self.io
+            .registration()
+            .try_io(Interest::READABLE, || self.io.try_io(f))
     }
 
     /// Deregisters the pipe end and returns its descriptor in blocking

@@ -11,7 +11,10 @@ volt, everything else -> volt-runtime), and lists:
 * public paths tokio has and volt lacks;
 * per type, inherent methods (and enum variants, trait items) tokio has
   and volt lacks, and traits tokio implements for the type and volt does
-  not.
+  not;
+* methods and functions whose shape differs: number of parameters, or
+  `async`/`unsafe`/`const` (an `async fn` where tokio returns `impl
+  Future` starts its work later and borrows its arguments).
 
 Differences that are equivalent for a user are listed in KNOWN below (an
 explicit `unsafe impl Send` where volt's type gets the same auto trait, a
@@ -20,8 +23,8 @@ makes the script exit with status 1.
 
     python3 scripts/api_diff.py          # needs `cargo +nightly`
 
-Signatures are not compared (names are); the compile-time auto-trait
-checks are in tests/auto_traits.rs.
+Parameter and return types are not compared; the compile-time
+auto-trait checks are in tests/auto_traits.rs.
 """
 
 import json
@@ -192,6 +195,34 @@ def members(doc, iid):
     return names, traits
 
 
+def fn_shapes(doc, iid):
+    """Name -> (number of parameters, async, unsafe, const) of an item's
+    inherent methods, or of the item itself if it is a function."""
+    it = doc["index"][str(iid)]
+    k = kind(it)
+
+    def shape(f):
+        h = f["header"]
+        return (len(f["sig"]["inputs"]), h.get("is_async"), h.get("is_unsafe"), h.get("is_const"))
+
+    if k == "function":
+        return {"": shape(it["inner"]["function"])}
+    out = {}
+    if k in ("struct", "enum", "union"):
+        for impl_id in it["inner"][k]["impls"]:
+            im = doc["index"].get(str(impl_id))
+            if im is None:
+                continue
+            imp = im["inner"]["impl"]
+            if imp["trait"] is not None or type_name(imp["for"]) != it["name"]:
+                continue
+            for mid in imp["items"]:
+                m = doc["index"].get(str(mid))
+                if m and m["visibility"] == "public" and "function" in m["inner"]:
+                    out[m["name"]] = shape(m["inner"]["function"])
+    return out
+
+
 def volt_crate_and_path(tokio_path):
     rest = tokio_path[1:]
     if rest[:1] == ("sync",):
@@ -238,6 +269,15 @@ def main():
             note(name, "method:" + m, f"{name}: no `{m}`")
         for t in sorted(t_traits - v_traits):
             note(name, "trait:" + t, f"{name}: no impl {t}")
+        # Same number of parameters, and async/unsafe/const alike: an
+        # `async fn` where tokio returns `impl Future` (or the reverse)
+        # changes when the work starts and what the future borrows.
+        t_fns, v_fns = fn_shapes(docs["tokio"], tid), fn_shapes(docs[crate], vid)
+        for f in sorted(set(t_fns) & set(v_fns)):
+            if t_fns[f] != v_fns[f]:
+                what = f"{name}{'::' + f if f else ''}"
+                note(name, "shape:" + f, f"{what}: (params, async, unsafe, const) "
+                     f"tokio {t_fns[f]}, volt {v_fns[f]}")
 
     print(f"tokio {tokio_version()}: {len(tok)} public paths compared")
     print(f"equivalent differences (KNOWN): {len(known)}")

@@ -152,3 +152,23 @@ async fn stderr_readable_while_running() {
     // wait() closes stdin, so `read` ends and the shell exits.
     assert!(child.wait().await.unwrap().success());
 }
+
+#[volt::test]
+async fn status_and_output_futures_do_not_borrow_the_command() {
+    // Spawned at the call, owning nothing of the `Command`: the future can
+    // be a task of its own, and the command reused while it runs.
+    let status = volt::spawn(Command::new("true").status())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success());
+
+    let mut cmd = Command::new("echo");
+    cmd.arg("first");
+    let first = cmd.output();
+    cmd.arg("second");
+    let second = cmd.output();
+    let (first, second) = (first.await.unwrap(), second.await.unwrap());
+    assert_eq!(first.stdout, b"first\n");
+    assert_eq!(second.stdout, b"first second\n");
+}

@@ -286,17 +286,36 @@ impl Command {
     /// and collecting its status. Stdio is inherited unless configured;
     /// the child's stdin is closed if it was piped.
     ///
+    /// As in tokio, the child is spawned when this method is called (not
+    /// when the future is first polled), and the future does not borrow
+    /// the `Command`: it can be spawned as a task, and the `Command`
+    /// changed or reused while it runs.
+    ///
+    /// ```
+    /// use volt_runtime::process::Command;
+    ///
+    /// # #[volt_runtime::main(crate = "volt_runtime")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let status = volt_runtime::spawn(Command::new("true").status()).await.unwrap()?;
+    /// assert!(status.success());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
     /// # Cancel safety
     ///
     /// Dropping the future drops the `Child` (killing the process only if
     /// `kill_on_drop` was set).
-    pub async fn status(&mut self) -> io::Result<ExitStatus> {
-        let mut child = self.spawn()?;
-        // Nobody would read or write these pipes.
-        child.stdin.take();
-        child.stdout.take();
-        child.stderr.take();
-        child.wait().await
+    pub fn status(&mut self) -> impl Future<Output = io::Result<ExitStatus>> + use<> {
+        let child = self.spawn();
+        async move {
+            let mut child = child?;
+            // Nobody would read or write these pipes.
+            child.stdin.take();
+            child.stdout.take();
+            child.stderr.take();
+            child.wait().await
+        }
     }
 
     /// Executes the command as a child process, waiting for it to finish
@@ -305,11 +324,14 @@ impl Command {
     /// Unless configured, stdout and stderr are piped and captured, and
     /// stdin is null.
     ///
+    /// The child is spawned when this method is called, and the future
+    /// does not borrow the `Command` (see [`status`](Self::status)).
+    ///
     /// # Cancel safety
     ///
     /// Dropping the future drops the `Child` (killing the process only if
     /// `kill_on_drop` was set); output read so far is lost.
-    pub async fn output(&mut self) -> io::Result<Output> {
+    pub fn output(&mut self) -> impl Future<Output = io::Result<Output>> + use<> {
         if !self.set_stdin {
             self.std.stdin(Stdio::null());
         }
@@ -330,7 +352,7 @@ impl Command {
         if !self.set_stderr {
             self.std.stderr(Stdio::inherit());
         }
-        child?.wait_with_output().await
+        async move { child?.wait_with_output().await }
     }
 }
 

@@ -148,3 +148,30 @@ fn block_on_inside_spawn_blocking_and_nested_enter() {
     drop(g1);
     assert!(runtime::Handle::try_current().is_err());
 }
+
+/// `#[volt::test(flavor = "local")]`: a `LocalRuntime`, so `spawn_local`
+/// works without a `LocalSet`.
+#[volt::test(flavor = "local")]
+async fn test_macro_local_flavor_spawns_local_tasks() {
+    let shared = std::rc::Rc::new(std::cell::Cell::new(1));
+    let inner = shared.clone();
+    volt::task::spawn_local(async move { inner.set(inner.get() + 1) })
+        .await
+        .unwrap();
+    assert_eq!(shared.get(), 2);
+}
+
+#[volt::test(flavor = "local", start_paused = true)]
+async fn test_macro_local_flavor_can_start_paused() {
+    let start = volt::time::Instant::now();
+    volt::time::sleep(std::time::Duration::from_secs(3600)).await;
+    assert_eq!(start.elapsed(), std::time::Duration::from_secs(3600));
+}
+
+#[volt::test(name = "named-by-the-macro")]
+async fn test_macro_name_names_the_runtime() {
+    assert_eq!(
+        volt::runtime::Handle::current().name(),
+        Some("named-by-the-macro")
+    );
+}

@@ -14,10 +14,12 @@
 //! }
 //! ```
 //!
-//! Arguments (as tokio's): `flavor = "multi_thread" | "current_thread"`,
-//! `worker_threads = N` (multi-thread only), `start_paused = bool`
-//! (current-thread only), `crate = "path"`. A wrong argument is a compile
-//! error that names it.
+//! Arguments (as tokio's): `flavor = "multi_thread" | "current_thread" |
+//! "local"` (`local`: a current-thread builder finished with
+//! `build_local`, so the body may `spawn_local`), `worker_threads = N`
+//! (multi-thread only), `start_paused = bool` (not multi-thread), `crate =
+//! "path"`, `name = "runtime name"`. A wrong argument is a compile error
+//! that names it.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
@@ -29,6 +31,7 @@ use syn::{Expr, ExprLit, Lit, MetaNameValue, Token, punctuated::Punctuated};
 enum Flavor {
     CurrentThread,
     MultiThread,
+    Local,
 }
 
 impl Flavor {
@@ -36,6 +39,7 @@ impl Flavor {
         match s {
             "current_thread" => Ok(Flavor::CurrentThread),
             "multi_thread" => Ok(Flavor::MultiThread),
+            "local" => Ok(Flavor::Local),
             "single_thread" => {
                 Err("The single threaded runtime flavor is called `current_thread`.".to_string())
             }
@@ -48,7 +52,7 @@ impl Flavor {
                     .to_string(),
             ),
             _ => Err(format!(
-                "No such runtime flavor `{s}`. The runtime flavors are `current_thread` and `multi_thread`."
+                "No such runtime flavor `{s}`. The runtime flavors are `current_thread`, `local`, and `multi_thread`."
             )),
         }
     }
@@ -59,6 +63,7 @@ struct Config {
     worker_threads: Option<usize>,
     start_paused: Option<bool>,
     crate_name: Option<syn::Path>,
+    name: Option<String>,
 }
 
 struct Settings {
@@ -66,9 +71,11 @@ struct Settings {
     worker_threads: Option<(usize, Span)>,
     start_paused: Option<(bool, Span)>,
     crate_name: Option<syn::Path>,
+    name: Option<String>,
 }
 
-const UNKNOWN_ATTR: &str = "expected one of: `flavor`, `worker_threads`, `start_paused`, `crate`";
+const UNKNOWN_ATTR: &str =
+    "expected one of: `flavor`, `worker_threads`, `start_paused`, `crate`, `name`.";
 
 fn parse_int(expr: &Expr, span: Span, field: &str) -> syn::Result<usize> {
     match expr {
@@ -138,6 +145,7 @@ fn build_config(
         worker_threads: None,
         start_paused: None,
         crate_name: None,
+        name: None,
     };
 
     for arg in args {
@@ -182,6 +190,12 @@ fn build_config(
                 }
                 settings.crate_name = Some(parse_path(&arg.value, span, "crate")?);
             }
+            "name" => {
+                if settings.name.is_some() {
+                    return Err(syn::Error::new(span, "`name` set multiple times."));
+                }
+                settings.name = Some(parse_string(&arg.value, span, "name")?);
+            }
             "core_threads" => {
                 return Err(syn::Error::new_spanned(
                     &arg.path,
@@ -215,7 +229,9 @@ fn build_config(
             "The default runtime flavor is `multi_thread`, but the `rt-multi-thread` feature is disabled.",
         ));
     }
-    if let (Flavor::CurrentThread, Some((_, span))) = (flavor, settings.worker_threads) {
+    if let (Flavor::CurrentThread | Flavor::Local, Some((_, span))) =
+        (flavor, settings.worker_threads)
+    {
         return Err(syn::Error::new(
             span,
             format!(
@@ -237,6 +253,7 @@ fn build_config(
         worker_threads: settings.worker_threads.map(|(n, _)| n),
         start_paused: settings.start_paused.map(|(b, _)| b),
         crate_name: settings.crate_name,
+        name: settings.name,
     })
 }
 
@@ -263,7 +280,7 @@ fn parse_knobs(mut input: syn::ItemFn, is_test: bool, config: Config) -> TokenSt
         .unwrap_or_else(|| quote! { ::volt });
 
     let mut rt = match config.flavor {
-        Flavor::CurrentThread => quote_spanned! {last_stmt_start_span=>
+        Flavor::CurrentThread | Flavor::Local => quote_spanned! {last_stmt_start_span=>
             #crate_path::runtime::Builder::new_current_thread()
         },
         Flavor::MultiThread => quote_spanned! {last_stmt_start_span=>
@@ -276,6 +293,16 @@ fn parse_knobs(mut input: syn::ItemFn, is_test: bool, config: Config) -> TokenSt
     if let Some(v) = config.start_paused {
         rt = quote_spanned! {last_stmt_start_span=> #rt.start_paused(#v) };
     }
+    if let Some(v) = &config.name {
+        rt = quote_spanned! {last_stmt_start_span=> #rt.name(#v) };
+    }
+    let build = if config.flavor == Flavor::Local {
+        quote_spanned! {last_stmt_start_span=>
+            build_local(::core::default::Default::default())
+        }
+    } else {
+        quote_spanned! {last_stmt_start_span=> build() }
+    };
 
     let header = if is_test {
         quote! { #[::core::prelude::v1::test] }
@@ -310,7 +337,7 @@ fn parse_knobs(mut input: syn::ItemFn, is_test: bool, config: Config) -> TokenSt
         {
             return #rt
                 .enable_all()
-                .build()
+                .#build
                 .expect("Failed building the Runtime")
                 .block_on(body);
         }
@@ -394,6 +421,7 @@ fn fallback_config() -> Config {
         worker_threads: None,
         start_paused: None,
         crate_name: None,
+        name: None,
     }
 }
 

@@ -52,6 +52,32 @@ use proc_macro::TokenStream;
 /// # async fn main() {}
 /// ```
 ///
+/// # Local runtime
+///
+/// `flavor = "local"` builds a [`LocalRuntime`](../volt/runtime/struct.LocalRuntime.html)
+/// (a current-thread runtime finished with `build_local`), on which the
+/// body may `spawn_local` tasks that are not `Send`:
+///
+/// ```
+/// #[volt::main(flavor = "local")]
+/// async fn main() {
+///     let shared = std::rc::Rc::new(5);
+///     let task = volt::task::spawn_local(async move { *shared + 1 });
+///     assert_eq!(task.await.unwrap(), 6);
+/// }
+/// ```
+///
+/// # Naming the runtime
+///
+/// `name = "..."` sets the runtime's name (`Builder::name`):
+///
+/// ```
+/// #[volt::main(flavor = "current_thread", name = "my-service")]
+/// async fn main() {
+///     assert_eq!(volt::runtime::Handle::current().name(), Some("my-service"));
+/// }
+/// ```
+///
 /// # Function arguments
 ///
 /// Arguments are allowed for any functions, aside from `main` which is

@@ -189,3 +189,38 @@ fn instant_conversions() {
     assert_eq!(w.checked_sub(Duration::from_secs(1)), Some(v));
     assert_eq!(format!("{v:?}"), format!("{std_now:?}"));
 }
+
+/// Polls once with a no-op waker: `Ready` here means "complete on the
+/// first poll", without a trip through the driver.
+fn poll_now<F: std::future::Future>(f: std::pin::Pin<&mut F>) -> std::task::Poll<F::Output> {
+    f.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+}
+
+/// A deadline the driver has already processed completes on the first
+/// poll, as in tokio (a paused-time test can assert `Ready` right after
+/// `advance`); a deadline past what it processed is still filed.
+#[volt::test(start_paused = true)]
+async fn a_passed_deadline_is_ready_on_the_first_poll() {
+    let ms = Duration::from_millis;
+    time::advance(ms(100)).await;
+    assert!(poll_now(std::pin::pin!(time::sleep_until(Instant::now()))).is_ready());
+    assert!(poll_now(std::pin::pin!(time::sleep(Duration::ZERO))).is_ready());
+    assert!(poll_now(std::pin::pin!(time::sleep_until(Instant::now() - ms(50)))).is_ready());
+    // Sub-millisecond ahead rounds up to the next tick: not yet.
+    let ahead = Instant::now() + Duration::from_micros(10);
+    assert!(poll_now(std::pin::pin!(time::sleep_until(ahead))).is_pending());
+
+    // A reset to "now" and an interval reset to fire now: the same.
+    let mut sleep = std::pin::pin!(time::sleep(ms(300)));
+    assert!(poll_now(sleep.as_mut()).is_pending());
+    time::advance(ms(10)).await;
+    sleep.as_mut().reset(Instant::now());
+    assert!(poll_now(sleep.as_mut()).is_ready());
+
+    let start = Instant::now();
+    let mut interval = time::interval_at(start + ms(300), ms(300));
+    time::advance(ms(100)).await;
+    interval.reset_immediately();
+    let tick = std::future::poll_fn(|cx| std::task::Poll::Ready(interval.poll_tick(cx))).await;
+    assert_eq!(tick, std::task::Poll::Ready(start + ms(100)));
+}

@@ -45,6 +45,8 @@ fn parker() -> (Parker, Arc<crate::driver::Handle>) {
         start_paused: false,
         enable_pausing: false,
         timer_shards: 1,
+        nevents: 1024,
+        nevents_busy: None,
     })
     .unwrap();
     (Parker::new(driver), Arc::new(driver_handle))

@@ -45,7 +45,11 @@ pub(crate) use entry::{STATE_FIRED, TimerShared};
 pub(crate) use source::TimeSource;
 
 use crate::loom::sync::Mutex;
-use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst, fence};
+use crate::loom::sync::atomic::{
+    AtomicBool, AtomicU64,
+    Ordering::{Relaxed, SeqCst},
+    fence,
+};
 use crate::util::wake_list::WakeList;
 use entry::STATE_UNREGISTERED;
 use wheel::Wheel;
@@ -59,6 +63,13 @@ pub(crate) struct Handle {
     shards: Box<[Shard]>,
     /// The tick the driver's parker sleeps until, or 0 (module docs).
     next_wake: AtomicU64,
+    /// The latest `now` any processing was asked for: a deadline at or
+    /// before it has passed, so `file` fires it at once, as tokio fires an
+    /// entry whose tick its wheel has processed. The shards' own `elapsed`
+    /// can lag (a shard with nothing due is skipped), hence this
+    /// driver-wide copy. Only grows; Relaxed everywhere, since a stale
+    /// (smaller) value only files an entry that the next processing fires.
+    processed: AtomicU64,
     is_shutdown: AtomicBool,
     /// Set when something unparks the driver: a paused clock must not jump
     /// ahead while a task was woken.
@@ -95,6 +106,7 @@ impl Handle {
                 })
                 .collect(),
             next_wake: AtomicU64::new(0),
+            processed: AtomicU64::new(0),
             is_shutdown: AtomicBool::new(false),
             #[cfg(feature = "test-util")]
             did_wake: AtomicBool::new(false),
@@ -114,10 +126,11 @@ impl Handle {
     }
 
     /// Files `entry` in `shard` to fire at `tick`, taking it out of the
-    /// wheel first if it was filed. A tick the shard has already processed
-    /// fires at once; a tick between that and the real "now" is filed and
-    /// fires on the next processing, which is never later than the next
-    /// park or maintenance tick (no clock read on this path).
+    /// wheel first if it was filed. A tick the driver has already
+    /// processed (`processed`) fires at once; a tick between that and the
+    /// real "now" is filed and fires on the next processing, which is never
+    /// later than the next park or maintenance tick (no clock read on this
+    /// path).
     ///
     /// # Safety
     ///
@@ -139,7 +152,7 @@ impl Handle {
         }
         // Relaxed would do (the lock orders it); `shutdown` sets the flag
         // before draining this shard under the same lock.
-        if self.is_shutdown.load(SeqCst) {
+        if self.is_shutdown.load(SeqCst) || tick <= self.processed.load(Relaxed) {
             e.set_state(STATE_FIRED);
             return Filed::Fired;
         }
@@ -193,13 +206,19 @@ impl Handle {
 
     /// Fires every due entry of every shard.
     pub(crate) fn process(&self, now: u64) {
+        self.processed.fetch_max(now, Relaxed);
         for i in 0..self.shards.len() {
-            self.process_shard(i, now);
+            self.fire_due(i, now);
         }
     }
 
     /// Fires the due entries of one shard.
     pub(crate) fn process_shard(&self, index: usize, now: u64) {
+        self.processed.fetch_max(now, Relaxed);
+        self.fire_due(index, now);
+    }
+
+    fn fire_due(&self, index: usize, now: u64) {
         let shard = &self.shards[index];
         if shard.next_expiration.load(SeqCst) > now {
             return;

@@ -150,3 +150,93 @@ fn read_buf_is_a_buf_mut() {
     assert_eq!(buf.filled(), b"abcd");
     assert_eq!(buf.remaining_mut(), 4);
 }
+
+/// A reader that yields `data` once, then fails.
+struct ThenFail(Option<Vec<u8>>);
+
+impl volt::io::AsyncRead for ThenFail {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &mut volt::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(match self.0.take() {
+            Some(data) => {
+                buf.put_slice(&data);
+                Ok(())
+            }
+            None => Err(std::io::Error::other("boom")),
+        })
+    }
+}
+
+#[volt::test]
+async fn eof_errors_are_tokios() {
+    let mut short: &[u8] = b"abc";
+    let err = short.read_exact(&mut [0u8; 5]).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+    assert_eq!(err.to_string(), "early eof");
+    let mut short: &[u8] = b"a";
+    let err = short.read_u16().await.unwrap_err();
+    assert_eq!(
+        (err.kind(), err.to_string()),
+        (
+            std::io::ErrorKind::UnexpectedEof,
+            "unexpected end of file".to_string()
+        )
+    );
+}
+
+#[volt::test]
+async fn utf8_errors_are_tokios() {
+    use std::str::Utf8Error;
+    use std::string::FromUtf8Error;
+    // read_line: the Utf8Error of the whole string (index counts the
+    // prefix already in `buf`), and `buf` unchanged.
+    let mut r = BufReader::new(&b"q\xffz\n"[..]);
+    let mut buf = String::from("ab");
+    let err = r.read_line(&mut buf).await.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+    assert_eq!(
+        err.to_string(),
+        "invalid utf-8 sequence of 1 bytes from index 3"
+    );
+    assert!(err.get_ref().unwrap().downcast_ref::<Utf8Error>().is_some());
+    assert_eq!(buf, "ab");
+    // read_to_string: the same.
+    let mut r: &[u8] = b"xx\xff";
+    let mut buf = String::from("prefix");
+    let err = r.read_to_string(&mut buf).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid utf-8 sequence of 1 bytes from index 8"
+    );
+    assert_eq!(buf, "prefix");
+    // lines: the FromUtf8Error of the line.
+    let mut lines = BufReader::new(&b"ok\n\xffcd\n"[..]).lines();
+    lines.next_line().await.unwrap();
+    let err = lines.next_line().await.unwrap_err();
+    assert!(
+        err.get_ref()
+            .unwrap()
+            .downcast_ref::<FromUtf8Error>()
+            .is_some()
+    );
+}
+
+#[volt::test]
+async fn read_line_keeps_what_it_read_before_an_io_error() {
+    let mut r = BufReader::new(ThenFail(Some(b"partial".to_vec())));
+    let mut buf = String::from(">");
+    assert_eq!(r.read_line(&mut buf).await.unwrap_err().to_string(), "boom");
+    assert_eq!(buf, ">partial");
+    // ... unless it is not UTF-8; read_to_string keeps nothing.
+    let mut r = BufReader::new(ThenFail(Some(b"bad\xff".to_vec())));
+    let mut buf = String::from(">");
+    r.read_line(&mut buf).await.unwrap_err();
+    assert_eq!(buf, ">");
+    let mut r = ThenFail(Some(b"xyz".to_vec()));
+    let mut buf = String::from(">");
+    r.read_to_string(&mut buf).await.unwrap_err();
+    assert_eq!(buf, ">");
+}

@@ -1,7 +1,7 @@
 //! `AsyncBufReadExt` (line and delimiter reads), `Lines` and `Split`.
 
 use super::AsyncBufRead;
-use super::read_ext::utf8;
+use super::read_ext::append_utf8;
 
 use pin_project_lite::pin_project;
 use std::future::{Future, poll_fn};
@@ -70,7 +70,9 @@ pub trait AsyncBufReadExt: AsyncBufRead {
     /// Returns the number of bytes read; 0 means EOF.
     ///
     /// Fails with `InvalidData` if the bytes are not UTF-8 (then `buf`
-    /// is left unchanged).
+    /// is left unchanged; the error wraps the `Utf8Error`, as tokio's). If
+    /// an I/O error is encountered, `buf` gets the bytes read so far if
+    /// they are valid UTF-8, as in tokio.
     ///
     /// # Cancel safety
     ///
@@ -88,9 +90,16 @@ pub trait AsyncBufReadExt: AsyncBufRead {
     {
         async move {
             let mut bytes = Vec::new();
-            let n = self.read_until(b'\n', &mut bytes).await?;
-            buf.push_str(&utf8(bytes)?);
-            Ok(n)
+            match self.read_until(b'\n', &mut bytes).await {
+                Ok(n) => append_utf8(buf, bytes).map(|()| n),
+                Err(e) => {
+                    // tokio keeps what was read before the error (if UTF-8).
+                    if let Ok(s) = String::from_utf8(bytes) {
+                        buf.push_str(&s);
+                    }
+                    Err(e)
+                }
+            }
         }
     }
 
@@ -256,7 +265,12 @@ impl<R: AsyncBufRead> Lines<R> {
                 bytes.pop();
             }
         }
-        Poll::Ready(utf8(bytes).map(Some))
+        // tokio's error wraps the `FromUtf8Error` here.
+        Poll::Ready(
+            String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+        )
     }
 }
 

@@ -28,7 +28,7 @@ macro_rules! read_numbers {
         {
             async move {
                 let mut bytes = [0u8; std::mem::size_of::<$ty>()];
-                self.read_exact(&mut bytes).await?;
+                fill_exact(self, &mut bytes, || io::ErrorKind::UnexpectedEof.into()).await?;
                 Ok(<$ty>::$conv(bytes))
             }
         }
@@ -95,23 +95,10 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
-        let mut filled = 0;
-        poll_fn(move |cx| {
-            while filled < buf.len() {
-                let mut rb = ReadBuf::new(&mut buf[filled..]);
-                match Pin::new(&mut *self).poll_read(cx, &mut rb) {
-                    Poll::Ready(Ok(())) => {
-                        let n = rb.filled().len();
-                        if n == 0 {
-                            return Poll::Ready(Err(io::ErrorKind::UnexpectedEof.into()));
-                        }
-                        filled += n;
-                    }
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                    Poll::Pending => return Poll::Pending,
-                }
-            }
-            Poll::Ready(Ok(filled))
+        // tokio's message for a short `read_exact` ("early eof"); the
+        // number reads say "unexpected end of file", as tokio's do.
+        fill_exact(self, buf, || {
+            io::Error::new(io::ErrorKind::UnexpectedEof, "early eof")
         })
     }
 
@@ -169,7 +156,7 @@ pub trait AsyncReadExt: AsyncRead {
         async move {
             let mut bytes = Vec::new();
             let n = self.read_to_end(&mut bytes).await?;
-            dst.push_str(&utf8(bytes)?);
+            append_utf8(dst, bytes)?;
             Ok(n)
         }
     }
@@ -303,14 +290,49 @@ pub trait AsyncReadExt: AsyncRead {
 
 impl<R: AsyncRead + ?Sized> AsyncReadExt for R {}
 
-/// `bytes` as a `String`, or tokio's `InvalidData` error.
-pub(super) fn utf8(bytes: Vec<u8>) -> io::Result<String> {
-    String::from_utf8(bytes).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        )
+/// Fills `buf` from `reader`; `eof()` is the error if the stream ends
+/// first.
+fn fill_exact<'a, R: AsyncRead + Unpin + ?Sized>(
+    reader: &'a mut R,
+    buf: &'a mut [u8],
+    eof: fn() -> io::Error,
+) -> impl Future<Output = io::Result<usize>> + 'a {
+    let mut filled = 0;
+    poll_fn(move |cx| {
+        while filled < buf.len() {
+            let mut rb = ReadBuf::new(&mut buf[filled..]);
+            ready!(Pin::new(&mut *reader).poll_read(cx, &mut rb))?;
+            let n = rb.filled().len();
+            if n == 0 {
+                return Poll::Ready(Err(eof()));
+            }
+            filled += n;
+        }
+        Poll::Ready(Ok(filled))
     })
+}
+
+/// Appends `bytes` to `dst` if they are UTF-8. If not, `dst` is left
+/// unchanged and the error is tokio's: `InvalidData` wrapping the
+/// `Utf8Error` of `dst` followed by `bytes` (so its index counts from the
+/// start of `dst`, as tokio validates the whole string).
+pub(super) fn append_utf8(dst: &mut String, bytes: Vec<u8>) -> io::Result<()> {
+    match String::from_utf8(bytes) {
+        Ok(s) => {
+            dst.push_str(&s);
+            Ok(())
+        }
+        Err(e) => {
+            // The error path only: rebuild the whole string's bytes to get
+            // the same index and length as tokio's error. `dst` ends on a
+            // character boundary, so the invalid sequence stays invalid.
+            let mut all = Vec::with_capacity(dst.len() + e.as_bytes().len());
+            all.extend_from_slice(dst.as_bytes());
+            all.extend_from_slice(e.as_bytes());
+            let err = std::str::from_utf8(&all).expect_err("invalid UTF-8 stays invalid");
+            Err(io::Error::new(io::ErrorKind::InvalidData, err))
+        }
+    }
 }
 
 /// One `poll_read` into the spare capacity of `buf`, advancing it by what

@@ -47,10 +47,13 @@ impl<T> SendTimeoutError<T> {
 #[cfg(feature = "time")]
 impl<T> fmt::Debug for SendTimeoutError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SendTimeoutError::Timeout(..) => f.write_str("Timeout(..)"),
-            SendTimeoutError::Closed(..) => f.write_str("Closed(..)"),
-        }
+        // As tokio's, quotes included (it formats a `&str` with `Debug`),
+        // so a panic message from `unwrap()` reads the same.
+        let name = match self {
+            SendTimeoutError::Timeout(..) => "Timeout(..)",
+            SendTimeoutError::Closed(..) => "Closed(..)",
+        };
+        fmt::Debug::fmt(name, f)
     }
 }
 
@@ -87,10 +90,12 @@ impl<T> TrySendError<T> {
 
 impl<T> fmt::Debug for TrySendError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(..) => f.write_str("Full(..)"),
-            TrySendError::Closed(..) => f.write_str("Closed(..)"),
-        }
+        // As tokio's, quotes included (see `SendTimeoutError`).
+        let name = match self {
+            TrySendError::Full(..) => "Full(..)",
+            TrySendError::Closed(..) => "Closed(..)",
+        };
+        fmt::Debug::fmt(name, f)
     }
 }
 

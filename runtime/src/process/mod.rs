@@ -39,7 +39,6 @@ use std::process::{ExitStatus, Output, Stdio};
 /// This structure mimics the API of [`std::process::Command`] found in the
 /// standard library, but replaces functions that create a process with an
 /// asynchronous variant.
-#[derive(Debug)]
 pub struct Command {
     std: std::process::Command,
     kill_on_drop: bool,
@@ -356,6 +355,16 @@ impl Command {
     }
 }
 
+impl std::fmt::Debug for Command {
+    /// tokio's format: the std command and `kill_on_drop`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Command")
+            .field("std", &self.std)
+            .field("kill_on_drop", &self.kill_on_drop)
+            .finish()
+    }
+}
+
 impl From<std::process::Command> for Command {
     fn from(std: std::process::Command) -> Command {
         Command {
@@ -415,19 +424,16 @@ impl Child {
     }
 
     /// Attempts to force the child to exit, but does not wait for the
-    /// request to take effect (sends `SIGKILL` on Unix).
+    /// request to take effect (sends `SIGKILL` on Unix). A child already
+    /// waited for to completion is left alone: `Ok(())`, as in tokio.
     ///
     /// # Errors
     ///
-    /// `InvalidInput` if the child has already been waited for to
-    /// completion; the OS's error otherwise.
+    /// The OS's error.
     pub fn start_kill(&mut self) -> io::Result<()> {
         match &mut self.child {
             ChildState::Running(r) => r.std.kill(),
-            ChildState::Done(_) => Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "invalid argument: can't kill an exited process",
-            )),
+            ChildState::Done(_) => Ok(()),
         }
     }
 
@@ -495,6 +501,11 @@ impl Child {
     ///
     /// Not cancel safe: output read so far is lost.
     pub async fn wait_with_output(mut self) -> io::Result<Output> {
+        // Close our end of the child's stdin first, as `wait` does (tokio
+        // waits while it reads, and its `wait` closes stdin at once): a
+        // child that reads stdin to the end would otherwise never exit,
+        // and its stdout never reach end-of-file.
+        drop(self.stdin.take());
         async fn read_all<R: crate::io::AsyncRead + Unpin>(io: Option<R>) -> io::Result<Vec<u8>> {
             let mut buf = Vec::new();
             if let Some(mut io) = io {

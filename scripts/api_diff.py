@@ -154,39 +154,48 @@ def type_name(t):
     return "?"
 
 
+def own_impls(doc, it):
+    """The impls of struct/enum/union `it` written for the type itself
+    (rustdoc also files impls that merely mention it), minus
+    compiler-made ones: (trait path or None, impl item ids)."""
+    k = kind(it)
+    if k not in ("struct", "enum", "union"):
+        return
+    for impl_id in it["inner"][k]["impls"]:
+        im = doc["index"].get(str(impl_id))
+        if im is None:
+            continue
+        imp = im["inner"]["impl"]
+        if imp.get("is_synthetic") or imp.get("blanket_impl"):
+            continue
+        if type_name(imp["for"]) != it["name"]:
+            continue
+        yield imp["trait"], imp["items"]
+
+
 def members(doc, iid):
     """(inherent member names, implemented trait names) of an item."""
     it = doc["index"][str(iid)]
     k = kind(it)
     names, traits = set(), set()
-    if k in ("struct", "enum", "union"):
-        for impl_id in it["inner"][k]["impls"]:
-            im = doc["index"].get(str(impl_id))
-            if im is None:
-                continue
-            imp = im["inner"]["impl"]
-            if imp.get("is_synthetic") or imp.get("blanket_impl"):
-                continue
-            if type_name(imp["for"]) != it["name"]:
-                continue
-            if imp["trait"] is None:
-                for mid in imp["items"]:
-                    m = doc["index"].get(str(mid))
-                    if m and m["visibility"] == "public" and m["name"]:
-                        names.add(m["name"])
-            else:
-                tp = imp["trait"]
-                name = (tp.get("path") or tp.get("name")).split("::")[-1]
-                args = tp.get("args") or {}
-                generic = args.get("angle_bracketed", {}).get("args", []) if isinstance(args, dict) else []
-                if generic:
-                    name += "<" + ",".join(type_name(a) for a in generic) + ">"
-                traits.add(name)
-        if k == "enum":
-            for v in it["inner"]["enum"]["variants"]:
-                var = doc["index"].get(str(v))
-                if var:
-                    names.add("variant " + var["name"])
+    for trait, items in own_impls(doc, it):
+        if trait is None:
+            for mid in items:
+                m = doc["index"].get(str(mid))
+                if m and m["visibility"] == "public" and m["name"]:
+                    names.add(m["name"])
+        else:
+            name = (trait.get("path") or trait.get("name")).split("::")[-1]
+            args = trait.get("args") or {}
+            generic = args.get("angle_bracketed", {}).get("args", []) if isinstance(args, dict) else []
+            if generic:
+                name += "<" + ",".join(type_name(a) for a in generic) + ">"
+            traits.add(name)
+    if k == "enum":
+        for v in it["inner"]["enum"]["variants"]:
+            var = doc["index"].get(str(v))
+            if var:
+                names.add("variant " + var["name"])
     elif k == "trait":
         for mid in it["inner"]["trait"]["items"]:
             m = doc["index"].get(str(mid))
@@ -208,15 +217,9 @@ def fn_shapes(doc, iid):
     if k == "function":
         return {"": shape(it["inner"]["function"])}
     out = {}
-    if k in ("struct", "enum", "union"):
-        for impl_id in it["inner"][k]["impls"]:
-            im = doc["index"].get(str(impl_id))
-            if im is None:
-                continue
-            imp = im["inner"]["impl"]
-            if imp["trait"] is not None or type_name(imp["for"]) != it["name"]:
-                continue
-            for mid in imp["items"]:
+    for trait, items in own_impls(doc, it):
+        if trait is None:
+            for mid in items:
                 m = doc["index"].get(str(mid))
                 if m and m["visibility"] == "public" and "function" in m["inner"]:
                     out[m["name"]] = shape(m["inner"]["function"])

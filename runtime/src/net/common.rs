@@ -35,114 +35,8 @@ macro_rules! stream_io_methods {
                 Ok(event.ready)
             }
 
-            /// Waits for the socket to become readable.
-            ///
-            /// This function is equivalent to `ready(Interest::READABLE)`
-            /// and is usually paired with `try_read()`.
-            ///
-            /// # Cancel safety
-            ///
-            /// As [`ready`](Self::ready).
-            pub async fn readable(&self) -> io::Result<()> {
-                self.ready(Interest::READABLE).await?;
-                Ok(())
-            }
-
-            /// Polls for read readiness.
-            ///
-            /// If the stream is not currently ready for reading, this
-            /// method will store a clone of the `Waker` from the provided
-            /// `Context`; when the stream becomes ready for reading,
-            /// `Waker::wake` will be called on the waker. Only the last
-            /// task to call it is woken.
-            pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                self.io.registration().poll_read_ready(cx).map_ok(|_| ())
-            }
-
-            /// Tries to read data from the stream into the provided
-            /// buffer, returning how many bytes were read.
-            ///
-            /// Receives any pending data from the socket but does not wait
-            /// for new data to arrive. If data is not yet available,
-            /// `Err(io::ErrorKind::WouldBlock)` is returned (and the
-            /// readiness cleared): wait with `readable()`.
-            pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-                use std::io::Read;
-                self.io
-                    .registration()
-                    .try_io(Interest::READABLE, || (&*self.io).read(buf))
-            }
-
-            /// Tries to read data from the stream into the provided
-            /// buffers, returning how many bytes were read.
-            pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-                use std::io::Read;
-                self.io
-                    .registration()
-                    .try_io(Interest::READABLE, || (&*self.io).read_vectored(bufs))
-            }
-
-            /// Tries to read data from the stream into the spare capacity
-            /// of `buf`, advancing it; returns how many bytes were read
-            /// (`WouldBlock` if none are ready).
-            pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-                use std::io::Read;
-                self.io.registration().try_io(Interest::READABLE, || {
-                    let dst = buf.chunk_mut();
-                    // SAFETY: the socket's `read` is the `read(2)` syscall,
-                    // which only writes into the buffer.
-                    let dst = unsafe {
-                        &mut *(dst.as_uninit_slice_mut() as *mut [std::mem::MaybeUninit<u8>]
-                            as *mut [u8])
-                    };
-                    let n = (&*self.io).read(dst)?;
-                    // SAFETY: the kernel initialized the first `n` bytes.
-                    unsafe { buf.advance_mut(n) };
-                    Ok(n)
-                })
-            }
-
-            /// Waits for the socket to become writable.
-            ///
-            /// This function is equivalent to `ready(Interest::WRITABLE)`
-            /// and is usually paired with `try_write()`.
-            ///
-            /// # Cancel safety
-            ///
-            /// As [`ready`](Self::ready).
-            pub async fn writable(&self) -> io::Result<()> {
-                self.ready(Interest::WRITABLE).await?;
-                Ok(())
-            }
-
-            /// Polls for write readiness (see [`poll_read_ready`]).
-            ///
-            /// [`poll_read_ready`]: Self::poll_read_ready
-            pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                self.io.registration().poll_write_ready(cx).map_ok(|_| ())
-            }
-
-            /// Tries to write a buffer to the stream, returning how many
-            /// bytes were written.
-            ///
-            /// Only part of the buffer may be written. If the stream is
-            /// not ready to write data, `Err(io::ErrorKind::WouldBlock)`
-            /// is returned.
-            pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-                use std::io::Write;
-                self.io
-                    .registration()
-                    .try_io(Interest::WRITABLE, || (&*self.io).write(buf))
-            }
-
-            /// Tries to write several buffers to the stream, returning how
-            /// many bytes were written.
-            pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-                use std::io::Write;
-                self.io
-                    .registration()
-                    .try_io(Interest::WRITABLE, || (&*self.io).write_vectored(bufs))
-            }
+            $crate::net::common::read_readiness_methods!("stream");
+            $crate::net::common::write_readiness_methods!("stream");
 
             /// Tries to read or write from the socket using a
             /// user-provided IO operation.
@@ -254,6 +148,121 @@ macro_rules! stream_io_methods {
 }
 
 pub(crate) use stream_io_methods;
+
+/// The read-side readiness methods (`readable`, `poll_read_ready`,
+/// `try_read`, `try_read_vectored`, `try_read_buf`) of a type with an
+/// `io: PollEvented<E>` field where `&E: Read` and a `ready` method; `$what`
+/// names the object in the docs. Expands inside an `impl` block.
+macro_rules! read_readiness_methods {
+    ($what:literal) => {
+        #[doc = concat!("Waits for the ", $what, " to become readable.")]
+        ///
+        /// This function is equivalent to `ready(Interest::READABLE)` and
+        /// is usually paired with `try_read()`.
+        ///
+        /// # Cancel safety
+        ///
+        /// As [`ready`](Self::ready).
+        pub async fn readable(&self) -> io::Result<()> {
+            self.ready(Interest::READABLE).await?;
+            Ok(())
+        }
+
+        /// Polls for read readiness.
+        ///
+        #[doc = concat!("If the ", $what, " is not currently ready for reading, this method")]
+        /// will store a clone of the `Waker` from the provided `Context`;
+        /// when it becomes ready for reading, `Waker::wake` will be called
+        /// on the waker. Only the last task to call it is woken.
+        pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            self.io.registration().poll_read_ready(cx).map_ok(|_| ())
+        }
+
+        #[doc = concat!("Tries to read data from the ", $what, " into the provided buffer,")]
+        /// returning how many bytes were read.
+        ///
+        /// Receives any pending data but does not wait for new data to
+        /// arrive. If data is not yet available,
+        /// `Err(io::ErrorKind::WouldBlock)` is returned (and the readiness
+        /// cleared): wait with `readable()`.
+        pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+            use std::io::Read;
+            self.io
+                .registration()
+                .try_io(Interest::READABLE, || (&*self.io).read(buf))
+        }
+
+        #[doc = concat!("Tries to read data from the ", $what, " into the provided buffers,")]
+        /// in order, returning how many bytes were read.
+        pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+            use std::io::Read;
+            self.io
+                .registration()
+                .try_io(Interest::READABLE, || (&*self.io).read_vectored(bufs))
+        }
+
+        #[doc = concat!("Tries to read data from the ", $what, " into the spare capacity of")]
+        /// `buf`, advancing it; returns how many bytes were read
+        /// (`WouldBlock` if none are ready).
+        pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+            use std::io::Read;
+            self.io.registration().try_io(Interest::READABLE, || {
+                $crate::net::common::recv_into(buf, |dst| (&*self.io).read(dst))
+            })
+        }
+    };
+}
+
+pub(crate) use read_readiness_methods;
+
+/// The write-side readiness methods (`writable`, `poll_write_ready`,
+/// `try_write`, `try_write_vectored`); as `read_readiness_methods!` with
+/// `&E: Write`.
+macro_rules! write_readiness_methods {
+    ($what:literal) => {
+        #[doc = concat!("Waits for the ", $what, " to become writable.")]
+        ///
+        /// This function is equivalent to `ready(Interest::WRITABLE)` and
+        /// is usually paired with `try_write()`.
+        ///
+        /// # Cancel safety
+        ///
+        /// As [`ready`](Self::ready).
+        pub async fn writable(&self) -> io::Result<()> {
+            self.ready(Interest::WRITABLE).await?;
+            Ok(())
+        }
+
+        /// Polls for write readiness: as for reading, only the waker of the
+        /// latest call is woken.
+        pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            self.io.registration().poll_write_ready(cx).map_ok(|_| ())
+        }
+
+        #[doc = concat!("Tries to write a buffer to the ", $what, ", returning how many bytes")]
+        /// were written.
+        ///
+        #[doc = concat!("Only part of the buffer may be written. If the ", $what, " is not ready")]
+        /// to write data, `Err(io::ErrorKind::WouldBlock)` is returned.
+        pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+            use std::io::Write;
+            self.io
+                .registration()
+                .try_io(Interest::WRITABLE, || (&*self.io).write(buf))
+        }
+
+        #[doc = concat!("Tries to write several buffers to the ", $what, ", in order, returning")]
+        /// how many bytes were written.
+        pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+            use std::io::Write;
+            self.io
+                .registration()
+                .try_io(Interest::WRITABLE, || (&*self.io).write_vectored(bufs))
+        }
+    };
+}
+
+pub(crate) use write_readiness_methods;
 
 macro_rules! fd_impls {
     ($t:ident) => {
@@ -512,15 +521,17 @@ macro_rules! datagram_io_methods {
 
 pub(crate) use datagram_io_methods;
 
-/// Runs a receive syscall into the spare capacity of `buf` and advances it
-/// by what was received.
+/// Runs a read or receive syscall into the spare capacity of `buf` and
+/// advances it by what was read (the `try_read_buf`/`recv_buf` family of
+/// the sockets and pipes).
 pub(crate) fn recv_into<B: bytes::BufMut>(
     buf: &mut B,
     recv: impl FnOnce(&mut [u8]) -> std::io::Result<usize>,
 ) -> std::io::Result<usize> {
     let dst = buf.chunk_mut();
-    // SAFETY: `recv` is a socket receive syscall (`recv`/`recvfrom`), which
-    // only writes into the buffer.
+    // SAFETY: every caller's `recv` is a `read(2)`/`recv(2)`/`recvfrom(2)`
+    // on a socket or pipe, which only writes into the buffer, so handing
+    // it uninitialized bytes is fine.
     let dst = unsafe {
         &mut *(dst.as_uninit_slice_mut() as *mut [std::mem::MaybeUninit<u8>] as *mut [u8])
     };

@@ -1,10 +1,11 @@
 //! `ChildStdin`, `ChildStdout`, `ChildStderr`: a child's pipes as
-//! non-blocking, driver-registered `AsyncWrite`/`AsyncRead`s.
+//! non-blocking, driver-registered `AsyncWrite`/`AsyncRead`s. Each wraps
+//! the matching end of [`net::unix::pipe`](crate::net::unix::pipe), which
+//! holds the registration and the read/write paths.
 
-use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
-use crate::io_driver::PollEvented;
+use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::net::unix::pipe;
 
-use mio::unix::pipe::{Receiver, Sender};
 use std::io;
 use std::os::unix::io::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::pin::Pin;
@@ -16,35 +17,27 @@ use std::task::{Context, Poll};
 /// Dropping it closes the pipe: the child reads end of file.
 #[derive(Debug)]
 pub struct ChildStdin {
-    inner: PollEvented<Sender>,
+    inner: pipe::Sender,
 }
 
 /// The standard output stream for spawned children (an [`AsyncRead`]).
 #[derive(Debug)]
 pub struct ChildStdout {
-    inner: PollEvented<Receiver>,
+    inner: pipe::Receiver,
 }
 
 /// The standard error stream for spawned children (an [`AsyncRead`]).
 #[derive(Debug)]
 pub struct ChildStderr {
-    inner: PollEvented<Receiver>,
-}
-
-fn sender(pipe: Sender) -> io::Result<PollEvented<Sender>> {
-    pipe.set_nonblocking(true)?;
-    PollEvented::new_with_interest(pipe, Interest::WRITABLE)
-}
-
-fn receiver(pipe: Receiver) -> io::Result<PollEvented<Receiver>> {
-    pipe.set_nonblocking(true)?;
-    PollEvented::new_with_interest(pipe, Interest::READABLE)
+    inner: pipe::Receiver,
 }
 
 impl ChildStdin {
     pub(super) fn new(std: std::process::ChildStdin) -> io::Result<Self> {
+        let end = mio::unix::pipe::Sender::from(std);
+        end.set_nonblocking(true)?;
         Ok(ChildStdin {
-            inner: sender(Sender::from(std))?,
+            inner: pipe::Sender::from_mio(end)?,
         })
     }
 
@@ -61,7 +54,7 @@ impl ChildStdin {
     /// Converts into an owned file descriptor (deregistered; it stays in
     /// non-blocking mode).
     pub fn into_owned_fd(self) -> io::Result<OwnedFd> {
-        self.inner.into_inner().map(OwnedFd::from)
+        self.inner.into_nonblocking_fd()
     }
 }
 
@@ -69,8 +62,10 @@ macro_rules! reader {
     ($name:ident, $std:ty) => {
         impl $name {
             pub(super) fn new(std: $std) -> io::Result<Self> {
+                let end = mio::unix::pipe::Receiver::from(std);
+                end.set_nonblocking(true)?;
                 Ok($name {
-                    inner: receiver(Receiver::from(std))?,
+                    inner: pipe::Receiver::from_mio(end)?,
                 })
             }
 
@@ -87,17 +82,17 @@ macro_rules! reader {
             /// Converts into an owned file descriptor (deregistered; it
             /// stays in non-blocking mode).
             pub fn into_owned_fd(self) -> io::Result<OwnedFd> {
-                self.inner.into_inner().map(OwnedFd::from)
+                self.inner.into_nonblocking_fd()
             }
         }
 
         impl AsyncRead for $name {
             fn poll_read(
-                self: Pin<&mut Self>,
+                mut self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
                 buf: &mut ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
-                self.inner.poll_read(cx, buf)
+                Pin::new(&mut self.inner).poll_read(cx, buf)
             }
         }
     };
@@ -108,31 +103,31 @@ reader!(ChildStderr, std::process::ChildStderr);
 
 impl AsyncWrite for ChildStdin {
     fn poll_write(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.inner.poll_write(cx, buf)
+        Pin::new(&mut self.inner).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.inner.poll_write_vectored(cx, bufs)
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        true
+        self.inner.is_write_vectored()
     }
 
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
     }
 
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
@@ -146,9 +141,7 @@ macro_rules! fd_impls {
 
         impl AsFd for $name {
             fn as_fd(&self) -> BorrowedFd<'_> {
-                // SAFETY: the descriptor is owned by `self.inner`, which
-                // lives as long as the borrow.
-                unsafe { BorrowedFd::borrow_raw(self.as_raw_fd()) }
+                self.inner.as_fd()
             }
         }
 
@@ -158,10 +151,7 @@ macro_rules! fd_impls {
             /// Hands the pipe to another child as its stdio (deregistered
             /// and put back in blocking mode, as children expect).
             fn try_from(value: $name) -> io::Result<Stdio> {
-                let fd = value.into_owned_fd()?;
-                let pipe = Sender::from(fd);
-                pipe.set_nonblocking(false)?;
-                Ok(Stdio::from(OwnedFd::from(pipe)))
+                Ok(Stdio::from(value.inner.into_blocking_fd()?))
             }
         }
     )*};

@@ -19,9 +19,9 @@ use crate::io_driver::PollEvented;
 
 use mio::unix::pipe as mio_pipe;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::unix::io::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -179,6 +179,135 @@ enum PipeEnd {
     Receiver,
 }
 
+/// The methods both ends share: construction from a descriptor (checked
+/// or not), `ready`, `try_io`, and giving the descriptor back. `$dir`,
+/// `$verb` and `$mode` word the docs and the access-mode check.
+macro_rules! pipe_end {
+    (
+        $end:ident,
+        $mio:ty,
+        $interest:expr,
+        $which:expr,
+        $dir:literal,
+        $verb:literal,
+        $mode:literal,
+        $states:literal
+    ) => {
+        impl $end {
+            #[track_caller]
+            pub(crate) fn from_mio(end: $mio) -> io::Result<$end> {
+                let io = PollEvented::new_with_interest(end, $interest)?;
+                Ok($end { io })
+            }
+
+            #[doc = concat!("Creates a `", stringify!($end), "` from a [`File`] that is a pipe (or FIFO)")]
+            #[doc = concat!("opened for ", $dir, "; makes it non-blocking.")]
+            ///
+            /// # Errors
+            ///
+            #[doc = concat!("`InvalidInput` if it is not a pipe or has no ", $verb, " access.")]
+            ///
+            /// # Panics
+            ///
+            /// Outside a runtime with I/O enabled.
+            #[track_caller]
+            pub fn from_file(file: File) -> io::Result<$end> {
+                $end::from_owned_fd(file.into())
+            }
+
+            #[doc = concat!("Creates a `", stringify!($end), "` from an [`OwnedFd`] that is a pipe (or FIFO)")]
+            #[doc = concat!("opened for ", $dir, "; makes it non-blocking.")]
+            ///
+            /// # Errors
+            ///
+            #[doc = concat!("`InvalidInput` (\"not a pipe\", \"not in ", $mode, " or O_RDWR access")]
+            /// mode"), or the OS's error.
+            ///
+            /// # Panics
+            ///
+            /// Outside a runtime with I/O enabled.
+            #[track_caller]
+            pub fn from_owned_fd(owned_fd: OwnedFd) -> io::Result<$end> {
+                check_pipe_end(owned_fd.as_fd(), $which)?;
+                $end::from_owned_fd_unchecked(owned_fd)
+            }
+
+            #[doc = concat!("Creates a `", stringify!($end), "` from a [`File`] without checking it: the")]
+            #[doc = concat!("caller makes sure it is the ", $dir, " end of a pipe, in non-blocking mode.")]
+            ///
+            /// # Panics
+            ///
+            /// Outside a runtime with I/O enabled.
+            #[track_caller]
+            pub fn from_file_unchecked(file: File) -> io::Result<$end> {
+                $end::from_owned_fd_unchecked(file.into())
+            }
+
+            #[doc = concat!("Creates a `", stringify!($end), "` from an [`OwnedFd`] without checking it: the")]
+            #[doc = concat!("caller makes sure it is the ", $dir, " end of a pipe, in non-blocking mode.")]
+            ///
+            /// # Panics
+            ///
+            /// Outside a runtime with I/O enabled.
+            #[track_caller]
+            pub fn from_owned_fd_unchecked(owned_fd: OwnedFd) -> io::Result<$end> {
+                $end::from_mio(<$mio>::from(owned_fd))
+            }
+
+            #[doc = concat!("Waits for any of the requested ready states (", $states, ").")]
+            #[doc = concat!("The answer may be a false positive (the ", $verb, " then fails with")]
+            /// `WouldBlock`) or an empty set: check it.
+            ///
+            /// # Cancel safety
+            ///
+            /// This method is cancel safe. Once a readiness event occurs, the
+            /// method will continue to return immediately until the readiness
+            #[doc = concat!("event is consumed by an attempt to ", $verb, " that fails with `WouldBlock`")]
+            /// or `Poll::Pending`.
+            pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+                let event = self.io.registration().readiness(interest).await?;
+                Ok(event.ready)
+            }
+
+            #[doc = concat!("Tries a user-provided ", $verb, " operation once: if the pipe looks")]
+            /// ready, runs `f` (which should make the syscall itself and
+            /// return `WouldBlock` if it would block, which clears the
+            /// readiness); otherwise returns `WouldBlock` without running it.
+            pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
+                self.io
+                    .registration()
+                    .try_io($interest, || self.io.try_io(f))
+            }
+
+            /// Deregisters the pipe end and returns its descriptor in
+            /// blocking mode.
+            pub fn into_blocking_fd(self) -> io::Result<OwnedFd> {
+                let fd = self.into_nonblocking_fd()?;
+                set_nonblocking(fd.as_fd(), false)?;
+                Ok(fd)
+            }
+
+            /// Deregisters the pipe end and returns its descriptor, still in
+            /// non-blocking mode.
+            pub fn into_nonblocking_fd(self) -> io::Result<OwnedFd> {
+                Ok(OwnedFd::from(self.io.into_inner()?))
+            }
+        }
+
+        impl AsRawFd for $end {
+            fn as_raw_fd(&self) -> RawFd {
+                self.io.as_raw_fd()
+            }
+        }
+
+        impl AsFd for $end {
+            fn as_fd(&self) -> BorrowedFd<'_> {
+                self.io.as_fd()
+            }
+        }
+    };
+}
+
 /// Writing end of a Unix pipe.
 ///
 /// Made by [`pipe`], by [`OpenOptions::open_sender`] from a FIFO, or from a
@@ -187,151 +316,28 @@ enum PipeEnd {
 /// with `NotFound` (no such file), `InvalidInput` (not a FIFO) or `ENXIO`
 /// (no reader has it open yet: retry later, or use
 /// [`OpenOptions::read_write`] on Linux).
+///
+/// A write of at most `PIPE_BUF` bytes (4096 on Linux), including a
+/// vectored one, is atomic: [`try_write`](Self::try_write) writes it whole
+/// or fails with `WouldBlock`.
 #[derive(Debug)]
 pub struct Sender {
     io: PollEvented<mio_pipe::Sender>,
 }
 
+pipe_end!(
+    Sender,
+    mio_pipe::Sender,
+    Interest::WRITABLE,
+    PipeEnd::Sender,
+    "writing",
+    "write",
+    "O_WRONLY",
+    "[`Ready::WRITABLE`], [`Ready::WRITE_CLOSED`]"
+);
+
 impl Sender {
-    #[track_caller]
-    fn from_mio(tx: mio_pipe::Sender) -> io::Result<Sender> {
-        let io = PollEvented::new_with_interest(tx, Interest::WRITABLE)?;
-        Ok(Sender { io })
-    }
-
-    /// Creates a `Sender` from a [`File`] that is a pipe (or FIFO) opened
-    /// for writing; makes it non-blocking.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidInput` if it is not a pipe or has no write access.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_file(file: File) -> io::Result<Sender> {
-        Sender::from_owned_fd(file.into())
-    }
-
-    /// Creates a `Sender` from an [`OwnedFd`] that is a pipe (or FIFO)
-    /// opened for writing; makes it non-blocking.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidInput` ("not a pipe", "not in O_WRONLY or O_RDWR access
-    /// mode"), or the OS's error.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_owned_fd(owned_fd: OwnedFd) -> io::Result<Sender> {
-        check_pipe_end(owned_fd.as_fd(), PipeEnd::Sender)?;
-        Sender::from_owned_fd_unchecked(owned_fd)
-    }
-
-    /// Creates a `Sender` from a [`File`] without checking it: the caller
-    /// makes sure it is the writing end of a pipe, in non-blocking mode.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_file_unchecked(file: File) -> io::Result<Sender> {
-        Sender::from_owned_fd_unchecked(file.into())
-    }
-
-    /// Creates a `Sender` from an [`OwnedFd`] without checking it: the
-    /// caller makes sure it is the writing end of a pipe, in non-blocking
-    /// mode.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_owned_fd_unchecked(owned_fd: OwnedFd) -> io::Result<Sender> {
-        // SAFETY: `owned_fd` is an open descriptor we own; its ownership
-        // moves into the mio pipe end.
-        let tx = unsafe { mio_pipe::Sender::from_raw_fd(owned_fd.into_raw_fd()) };
-        Sender::from_mio(tx)
-    }
-
-    /// Waits for any of the requested ready states ([`Ready::WRITABLE`],
-    /// [`Ready::WRITE_CLOSED`]). The answer may be a false positive (the
-    /// write then fails with `WouldBlock`) or an empty set: check it.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe. Once a readiness event occurs, the
-    /// method will continue to return immediately until the readiness event
-    /// is consumed by an attempt to write that fails with `WouldBlock` or
-    /// `Poll::Pending`.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
-    }
-
-    /// Waits for the pipe to become writable: `ready(Interest::WRITABLE)`,
-    /// usually paired with [`try_write`](Self::try_write).
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`ready`](Self::ready).
-    pub async fn writable(&self) -> io::Result<()> {
-        self.ready(Interest::WRITABLE).await?;
-        Ok(())
-    }
-
-    /// Polls for write readiness; only the waker of the latest call is
-    /// woken.
-    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
-    }
-
-    /// Tries to write `buf`, returning how many bytes were written, or
-    /// `WouldBlock` if the pipe is full. A buffer of at most `PIPE_BUF`
-    /// bytes (4096 on Linux) is written whole or not at all.
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || (&*self.io).write(buf))
-    }
-
-    /// Tries to write several buffers, in order, as one write (atomic up to
-    /// `PIPE_BUF` bytes in all); `WouldBlock` if the pipe is full.
-    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || (&*self.io).write_vectored(bufs))
-    }
-
-    /// Tries a user-provided write operation once: if the pipe looks
-    /// writable, runs `f` (which should make the syscall itself and return
-    /// `WouldBlock` if it would block, which clears the readiness);
-    /// otherwise returns `WouldBlock` without running it.
-    pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.try_io(f))
-    }
-
-    /// Deregisters the pipe end and returns its descriptor in blocking
-    /// mode.
-    pub fn into_blocking_fd(self) -> io::Result<OwnedFd> {
-        let fd = self.into_nonblocking_fd()?;
-        set_nonblocking(fd.as_fd(), false)?;
-        Ok(fd)
-    }
-
-    /// Deregisters the pipe end and returns its descriptor, still in
-    /// non-blocking mode.
-    pub fn into_nonblocking_fd(self) -> io::Result<OwnedFd> {
-        let tx = self.io.into_inner()?;
-        // SAFETY: the end is deregistered and `tx` owned the descriptor;
-        // ownership moves to the `OwnedFd`.
-        Ok(unsafe { OwnedFd::from_raw_fd(tx.into_raw_fd()) })
-    }
+    crate::net::common::write_readiness_methods!("pipe");
 }
 
 impl AsyncWrite for Sender {
@@ -377,163 +383,19 @@ pub struct Receiver {
     io: PollEvented<mio_pipe::Receiver>,
 }
 
+pipe_end!(
+    Receiver,
+    mio_pipe::Receiver,
+    Interest::READABLE,
+    PipeEnd::Receiver,
+    "reading",
+    "read",
+    "O_RDONLY",
+    "[`Ready::READABLE`], [`Ready::READ_CLOSED`]"
+);
+
 impl Receiver {
-    #[track_caller]
-    fn from_mio(rx: mio_pipe::Receiver) -> io::Result<Receiver> {
-        let io = PollEvented::new_with_interest(rx, Interest::READABLE)?;
-        Ok(Receiver { io })
-    }
-
-    /// Creates a `Receiver` from a [`File`] that is a pipe (or FIFO)
-    /// opened for reading; makes it non-blocking.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidInput` if it is not a pipe or has no read access.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_file(file: File) -> io::Result<Receiver> {
-        Receiver::from_owned_fd(file.into())
-    }
-
-    /// Creates a `Receiver` from an [`OwnedFd`] that is a pipe (or FIFO)
-    /// opened for reading; makes it non-blocking.
-    ///
-    /// # Errors
-    ///
-    /// `InvalidInput` ("not a pipe", "not in O_RDONLY or O_RDWR access
-    /// mode"), or the OS's error.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_owned_fd(owned_fd: OwnedFd) -> io::Result<Receiver> {
-        check_pipe_end(owned_fd.as_fd(), PipeEnd::Receiver)?;
-        Receiver::from_owned_fd_unchecked(owned_fd)
-    }
-
-    /// Creates a `Receiver` from a [`File`] without checking it: the
-    /// caller makes sure it is the reading end of a pipe, in non-blocking
-    /// mode.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_file_unchecked(file: File) -> io::Result<Receiver> {
-        Receiver::from_owned_fd_unchecked(file.into())
-    }
-
-    /// Creates a `Receiver` from an [`OwnedFd`] without checking it: the
-    /// caller makes sure it is the reading end of a pipe, in non-blocking
-    /// mode.
-    ///
-    /// # Panics
-    ///
-    /// Outside a runtime with I/O enabled.
-    #[track_caller]
-    pub fn from_owned_fd_unchecked(owned_fd: OwnedFd) -> io::Result<Receiver> {
-        // SAFETY: `owned_fd` is an open descriptor we own; its ownership
-        // moves into the mio pipe end.
-        let rx = unsafe { mio_pipe::Receiver::from_raw_fd(owned_fd.into_raw_fd()) };
-        Receiver::from_mio(rx)
-    }
-
-    /// Waits for any of the requested ready states ([`Ready::READABLE`],
-    /// [`Ready::READ_CLOSED`]). The answer may be a false positive (the
-    /// read then fails with `WouldBlock`) or an empty set: check it.
-    ///
-    /// # Cancel safety
-    ///
-    /// This method is cancel safe. Once a readiness event occurs, the
-    /// method will continue to return immediately until the readiness event
-    /// is consumed by an attempt to read that fails with `WouldBlock` or
-    /// `Poll::Pending`.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
-    }
-
-    /// Waits for the pipe to become readable: `ready(Interest::READABLE)`,
-    /// usually paired with [`try_read`](Self::try_read).
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`ready`](Self::ready).
-    pub async fn readable(&self) -> io::Result<()> {
-        self.ready(Interest::READABLE).await?;
-        Ok(())
-    }
-
-    /// Polls for read readiness; only the waker of the latest call is
-    /// woken.
-    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
-    }
-
-    /// Tries to read into `buf`, returning how many bytes were read (`0`:
-    /// every writing end is closed, or `buf` is empty), or `WouldBlock` if
-    /// nothing is buffered.
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || (&*self.io).read(buf))
-    }
-
-    /// Tries to read into several buffers, in order, as one read.
-    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || (&*self.io).read_vectored(bufs))
-    }
-
-    /// Tries to read into the spare capacity of `buf`, advancing it;
-    /// returns how many bytes were read (`WouldBlock` if none are ready).
-    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        self.io.registration().try_io(Interest::READABLE, || {
-            let dst = buf.chunk_mut();
-            // SAFETY: the pipe's `read` is `read(2)`, which only writes
-            // into the buffer, so uninitialized bytes are fine.
-            let dst = unsafe {
-                &mut *(dst.as_uninit_slice_mut() as *mut [std::mem::MaybeUninit<u8>] as *mut [u8])
-            };
-            let n = (&*self.io).read(dst)?;
-            // SAFETY: the kernel initialized the first `n` bytes.
-            unsafe { buf.advance_mut(n) };
-            Ok(n)
-        })
-    }
-
-    /// Tries a user-provided read operation once: if the pipe looks
-    /// readable, runs `f` (which should make the syscall itself and return
-    /// `WouldBlock` if it would block, which clears the readiness);
-    /// otherwise returns `WouldBlock` without running it.
-    pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.try_io(f))
-    }
-
-    /// Deregisters the pipe end and returns its descriptor in blocking
-    /// mode.
-    pub fn into_blocking_fd(self) -> io::Result<OwnedFd> {
-        let fd = self.into_nonblocking_fd()?;
-        set_nonblocking(fd.as_fd(), false)?;
-        Ok(fd)
-    }
-
-    /// Deregisters the pipe end and returns its descriptor, still in
-    /// non-blocking mode.
-    pub fn into_nonblocking_fd(self) -> io::Result<OwnedFd> {
-        let rx = self.io.into_inner()?;
-        // SAFETY: the end is deregistered and `rx` owned the descriptor;
-        // ownership moves to the `OwnedFd`.
-        Ok(unsafe { OwnedFd::from_raw_fd(rx.into_raw_fd()) })
-    }
+    crate::net::common::read_readiness_methods!("pipe");
 }
 
 impl AsyncRead for Receiver {
@@ -545,26 +407,6 @@ impl AsyncRead for Receiver {
         self.io.poll_read(cx, buf)
     }
 }
-
-macro_rules! pipe_fd_impls {
-    ($($end:ident),*) => {$(
-        impl AsRawFd for $end {
-            fn as_raw_fd(&self) -> RawFd {
-                self.io.as_raw_fd()
-            }
-        }
-
-        impl AsFd for $end {
-            fn as_fd(&self) -> BorrowedFd<'_> {
-                // SAFETY: the descriptor stays open while `self` is
-                // borrowed (the mio end owns it until `self` drops).
-                unsafe { BorrowedFd::borrow_raw(self.as_raw_fd()) }
-            }
-        }
-    )*};
-}
-
-pipe_fd_impls!(Sender, Receiver);
 
 fn not_a_pipe() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "not a pipe")

@@ -11,20 +11,20 @@ volt, everything else -> volt-runtime), and lists:
 * public paths tokio has and volt lacks;
 * per type, inherent methods (and enum variants, trait items) tokio has
   and volt lacks, and traits tokio implements for the type and volt does
-  not;
+  not, auto traits included (`Send`, `Sync`, `Unpin`, `UnwindSafe`,
+  `RefUnwindSafe`; their bounds are not compared);
 * methods and functions whose shape differs: number of parameters, or
   `async`/`unsafe`/`const` (an `async fn` where tokio returns `impl
   Future` starts its work later and borrows its arguments).
 
-Differences that are equivalent for a user are listed in KNOWN below (an
-explicit `unsafe impl Send` where volt's type gets the same auto trait, a
+Differences that are equivalent for a user are listed in KNOWN below (a
 `TryFrom` where tokio has the `TryInto` it implies, ...). Anything else
 makes the script exit with status 1.
 
     python3 scripts/api_diff.py          # needs `cargo +nightly`
 
-Parameter and return types are not compared; the compile-time
-auto-trait checks are in tests/auto_traits.rs.
+Parameter and return types are not compared; tests/auto_traits.rs checks
+the main types' auto traits with their bounds at compile time.
 """
 
 import json
@@ -39,14 +39,6 @@ WORK = os.path.join(ROOT, "target", "api-diff")
 # (tokio path, what) pairs that are not gaps. `what` is "path" for a
 # missing path, "method:NAME" or "trait:NAME" for a member.
 KNOWN = {
-    # tokio spells these auto traits out (unsafe impl); volt's types get
-    # the same ones automatically (tests/auto_traits.rs checks them).
-    ("tokio::io::ReadHalf", "trait:Send"): "auto trait",
-    ("tokio::io::ReadHalf", "trait:Sync"): "auto trait",
-    ("tokio::io::WriteHalf", "trait:Send"): "auto trait",
-    ("tokio::io::WriteHalf", "trait:Sync"): "auto trait",
-    ("tokio::sync::futures::Notified", "trait:Send"): "auto trait",
-    ("tokio::sync::mpsc::Receiver", "trait:Unpin"): "auto trait",
     # Drop impls are implementation detail.
     ("tokio::runtime::LocalRuntime", "trait:Drop"): "implementation detail",
     ("tokio::sync::mpsc::WeakSender", "trait:Drop"): "implementation detail",
@@ -156,8 +148,9 @@ def type_name(t):
 
 def own_impls(doc, it):
     """The impls of struct/enum/union `it` written for the type itself
-    (rustdoc also files impls that merely mention it), minus
-    compiler-made ones: (trait path or None, impl item ids)."""
+    (rustdoc also files impls that merely mention it), including the
+    auto traits it gets, minus blanket and negative impls: (trait path or
+    None, impl item ids)."""
     k = kind(it)
     if k not in ("struct", "enum", "union"):
         return
@@ -166,7 +159,9 @@ def own_impls(doc, it):
         if im is None:
             continue
         imp = im["inner"]["impl"]
-        if imp.get("is_synthetic") or imp.get("blanket_impl"):
+        # Auto-trait impls (`is_synthetic`) count: a type that is not
+        # `UnwindSafe` where tokio's is breaks a `catch_unwind` caller.
+        if imp.get("is_negative") or imp.get("blanket_impl"):
             continue
         if type_name(imp["for"]) != it["name"]:
             continue

@@ -19,6 +19,8 @@ use std::rc::Rc;
 /// `T: Send + Sync` (or just one of them).
 fn send_sync<T: Send + Sync>(_: &T) {}
 fn send<T: Send>(_: &T) {}
+/// `T` can cross `catch_unwind` by value and by reference.
+fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>(_: &T) {}
 
 // "Not Send" / "not Sync": with two blanket impls, the call is ambiguous
 // (a compile error) exactly when `T` has the auto trait.
@@ -126,6 +128,42 @@ check! {
         let nn: volt::channel::Sender<Rc<u8>> = todo!();
         NotSend::check(&nn);
         NotSync::check(&nn);
+    }
+    unwind_safe_handles: {
+        // tokio marks these `UnwindSafe + RefUnwindSafe` whatever the
+        // message type; a `catch_unwind(|| tx.try_send(..))` must compile.
+        let (tx, rx): (volt::sync::mpsc::Sender<Cell<u8>>, volt::sync::mpsc::Receiver<Cell<u8>>) = todo!();
+        unwind_safe(&tx);
+        unwind_safe(&rx);
+        unwind_safe(&tx.downgrade());
+        unwind_safe(&tx.try_reserve().unwrap());
+        unwind_safe(&tx.clone().try_reserve_owned().unwrap());
+        let (utx, urx) = volt::sync::mpsc::unbounded_channel::<Cell<u8>>();
+        unwind_safe(&utx);
+        unwind_safe(&urx);
+        unwind_safe(&utx.downgrade());
+        let tcp: volt::net::TcpStream = todo!();
+        unwind_safe(&tcp);
+        let (r, w) = tcp.into_split();
+        unwind_safe(&r);
+        unwind_safe(&w);
+        let sockets: (
+            volt::net::TcpListener,
+            volt::net::UdpSocket,
+            volt::net::UnixStream,
+            volt::net::UnixListener,
+        ) = todo!();
+        unwind_safe(&sockets);
+        let (ptx, prx): (volt::net::unix::pipe::Sender, volt::net::unix::pipe::Receiver) = todo!();
+        unwind_safe(&ptx);
+        unwind_safe(&prx);
+        let child: volt::process::Child = todo!();
+        unwind_safe(&child.stdin);
+        unwind_safe(&child.stdout);
+        unwind_safe(&child.stderr);
+        unwind_safe(&volt::sync::Notify::new());
+        let handle: volt::task::JoinHandle<Cell<u8>> = todo!();
+        unwind_safe(&handle);
     }
     deprecated_mpsc_recv_error: {
         #[allow(deprecated)]

@@ -47,6 +47,13 @@ pub(super) struct Chan<T> {
     pub(super) tx_weak_count: AtomicUsize,
 }
 
+// Every handle (senders, receiver, permits) reaches the channel through
+// here. A panic in user code (a `Drop` of `T`, a waker) leaves the list
+// and counters consistent: each operation commits with one atomic step.
+// As tokio, so the handles can cross `catch_unwind` whatever `T` is.
+impl<T> std::panic::UnwindSafe for Chan<T> {}
+impl<T> std::panic::RefUnwindSafe for Chan<T> {}
+
 impl<T> Chan<T> {
     /// `bound == 0`: unbounded.
     pub(super) fn new(bound: usize) -> Self {

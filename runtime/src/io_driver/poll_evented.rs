@@ -112,6 +112,13 @@ impl<E: mio::event::Source> PollEvented<E> {
     }
 }
 
+// A panic cannot leave a registration half-updated in a way a caller
+// could observe: readiness is a single atomic word and the waker slots
+// are only touched under their own lock. As tokio, so that sockets,
+// pipes and child stdio can cross `catch_unwind`.
+impl<E: mio::event::Source> std::panic::UnwindSafe for PollEvented<E> {}
+impl<E: mio::event::Source> std::panic::RefUnwindSafe for PollEvented<E> {}
+
 impl<E: mio::event::Source> Deref for PollEvented<E> {
     type Target = E;
 

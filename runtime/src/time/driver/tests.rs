@@ -112,6 +112,26 @@ fn wheel_matches_sorted_list_model() {
     }
 }
 
+/// An entry beyond the wheel's span filed in the top level's current
+/// slot (a full turn away) must not hide a nearer entry in a later slot of
+/// the same level (tokio's `long_wait_sleep_does_not_break_other_timers`).
+#[test]
+fn entry_beyond_span_does_not_hide_a_nearer_one() {
+    let mut wheel = Wheel::new();
+    let (far, near) = (entry(), entry());
+    // SAFETY: pinned, unlinked, outlive the wheel's use.
+    unsafe { wheel.insert(ptr(&far), 10 << 36).unwrap() };
+    assert_eq!(wheel.poll((1 << 30) - 1), None);
+    let when = (1 << 30) + 9;
+    // SAFETY: as above.
+    unsafe { wheel.insert(ptr(&near), when).unwrap() };
+    assert!(wheel.next_expiration_time().unwrap() <= when);
+    assert_eq!(wheel.poll(when - 1), None);
+    assert_eq!(wheel.poll(when), Some(ptr(&near)));
+    assert_eq!(wheel.poll(MAX_DURATION), None);
+    assert_eq!(wheel.poll(10 << 36), Some(ptr(&far)));
+}
+
 #[test]
 fn insert_at_or_before_elapsed_is_refused() {
     let mut wheel = Wheel::new();

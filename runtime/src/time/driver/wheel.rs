@@ -15,7 +15,9 @@
 //! Each level keeps a 64-bit occupancy bitmap, so finding the next expiring
 //! slot is a rotate and a `trailing_zeros` per level; the first level with
 //! an occupied slot holds the earliest deadline (lower levels only hold
-//! entries inside the current window of the level above).
+//! entries inside the current window of the level above). Above level 0
+//! the search starts after the current slot: only entries beyond the span
+//! can sit there, and they are a full turn away.
 //!
 //! # Advancing
 //!
@@ -243,18 +245,22 @@ impl Level {
             return None;
         }
         let slot_range = slot_range(self.level);
-        let level_range = slot_range.saturating_mul(LEVEL_MULT as u64);
         let now_slot = slot_for(elapsed, self.level);
-        // First occupied slot at or after the current one, wrapping.
-        let rotated = self.occupied.rotate_right(now_slot as u32);
-        let slot = (rotated.trailing_zeros() as usize + now_slot) % LEVEL_MULT;
-        let level_start = elapsed & !(level_range.wrapping_sub(1));
-        let mut deadline = level_start + slot as u64 * slot_range;
-        // A slot behind the current one (or the current one above level 0,
-        // whose entries are all a full turn away) is in the next turn.
-        if slot < now_slot || (slot == now_slot && self.level > 0) {
-            deadline = deadline.saturating_add(level_range);
-        }
+        // Above level 0 the current slot only ever holds entries filed
+        // beyond the wheel's span (an in-span entry differs from `elapsed`
+        // in this level's bits, so it sits in another slot): they are a
+        // full turn away and must not hide a later slot of this turn.
+        // Search from the next slot there; level 0's current slot is due.
+        let skip = usize::from(self.level > 0);
+        let rotated = self
+            .occupied
+            .rotate_right(((now_slot + skip) % LEVEL_MULT) as u32);
+        // Slots ahead of the current one: 0..=64 (64: only the current
+        // slot is occupied, next turn).
+        let ahead = u64::from(rotated.trailing_zeros()) + skip as u64;
+        let slot = ((now_slot as u64 + ahead) % LEVEL_MULT as u64) as usize;
+        let now_slot_start = elapsed & !(slot_range - 1);
+        let deadline = now_slot_start.saturating_add(ahead * slot_range);
         Some(Expiration {
             level: self.level,
             slot,

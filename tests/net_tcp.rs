@@ -261,6 +261,12 @@ async fn many_tasks_wait_for_readability_of_one_socket() {
     let addr = listener.local_addr().unwrap();
     let client = TcpStream::connect(addr).await.unwrap();
     let (server, _) = listener.accept().await.unwrap();
+    // An accepted socket starts out assumed readable (as tokio 1.54); a
+    // read that finds nothing clears that.
+    assert_eq!(
+        server.try_read(&mut [0; 1]).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock
+    );
     let server = std::sync::Arc::new(server);
 
     // Ten tasks wait on the same socket at once; a cancelled wait in
@@ -328,4 +334,49 @@ async fn read_halves_poll_peek_and_try_read_buf() {
     let mut got = Vec::with_capacity(16);
     assert_eq!(rd.try_read_buf(&mut got).unwrap(), 5);
     assert_eq!(got, b"owned");
+}
+
+/// Every task waiting in `accept` on one shared listener is woken by a
+/// connection (tokio's waiter list, not a single waker slot): with one
+/// slot, only the last task to poll would ever hear of it.
+#[volt::test]
+async fn accept_wakes_every_waiting_task() {
+    use std::future::Future;
+    use std::sync::Arc;
+    use std::task::Poll;
+    use volt::sync::mpsc;
+
+    const N: usize = 8;
+    let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await.unwrap());
+    let addr = listener.local_addr().unwrap();
+    let (polled_tx, mut polled_rx) = mpsc::unbounded_channel();
+    let (woken_tx, mut woken_rx) = mpsc::unbounded_channel();
+    for _ in 0..N {
+        let (listener, polled_tx, woken_tx) =
+            (listener.clone(), polled_tx.clone(), woken_tx.clone());
+        volt::spawn(async move {
+            let mut accept = std::pin::pin!(listener.accept());
+            let mut first = true;
+            // Poll `accept` once, then report the first wake-up.
+            std::future::poll_fn(|cx| {
+                if first {
+                    first = false;
+                    assert!(accept.as_mut().poll(cx).is_pending());
+                    polled_tx.send(()).unwrap();
+                    Poll::Pending
+                } else {
+                    woken_tx.send(()).unwrap();
+                    Poll::Ready(())
+                }
+            })
+            .await;
+        });
+    }
+    for _ in 0..N {
+        polled_rx.recv().await.unwrap();
+    }
+    let _client = TcpStream::connect(addr).await.unwrap();
+    for _ in 0..N {
+        woken_rx.recv().await.unwrap();
+    }
 }

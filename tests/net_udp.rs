@@ -145,3 +145,24 @@ async fn peeks_and_buf_receives() {
     a.set_tos_v4(0x10).unwrap();
     assert_eq!(a.tos_v4().unwrap(), 0x10);
 }
+
+/// An ICMP "port unreachable" for a connected socket raises only the
+/// error readiness: a waiting `recv` wakes and returns it (tokio waits for
+/// `READABLE | ERROR`).
+#[volt::test]
+async fn recv_returns_the_error_of_a_closed_peer() {
+    let sender = volt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let receiver = volt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let addr = receiver.local_addr().unwrap();
+    drop(receiver);
+    sender.connect(addr).await.unwrap();
+    sender.send(b"anyone?").await.unwrap();
+    let err = sender.recv(&mut [0; 16]).await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionReset
+        ),
+        "{err:?}"
+    );
+}

@@ -384,3 +384,25 @@ fn tiny_io_event_batches_deliver_every_event() {
         });
     }
 }
+
+/// On Linux a path starting with a NUL byte names an abstract socket, in
+/// `UnixListener::bind` and `UnixStream::connect` alike (as tokio).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[volt::test]
+async fn abstract_names_through_bind_and_connect() {
+    use volt::io::{AsyncReadExt, AsyncWriteExt};
+    let name = format!("\0volt-abstract-path-{}", std::process::id());
+    let listener = volt::net::UnixListener::bind(&name).unwrap();
+    let (accepted, connected) =
+        volt::join!(listener.accept(), volt::net::UnixStream::connect(&name));
+    let (mut server, _) = accepted.unwrap();
+    let mut client = connected.unwrap();
+    client.write_all(b"hi").await.unwrap();
+    let mut buf = [0; 2];
+    server.read_exact(&mut buf).await.unwrap();
+    assert_eq!(&buf, b"hi");
+    assert_eq!(
+        listener.local_addr().unwrap().as_abstract_name(),
+        Some(&name.as_bytes()[1..])
+    );
+}

@@ -59,6 +59,16 @@ impl Registration {
         self.io_handle().deregister_source(&self.shared, source)
     }
 
+    /// Marks the resource ready without waiting for the driver's first
+    /// event, for sockets whose state is known when they are made: an
+    /// accepted socket is writable and usually already holds the peer's
+    /// first bytes (under load, that first event queues behind every other
+    /// connection's), a fresh `pair()` is writable. As tokio 1.54.
+    #[cfg(feature = "net")]
+    pub(crate) fn assume_ready(&self, ready: crate::io::Ready) {
+        self.shared.assume_ready(ready);
+    }
+
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         self.shared.clear_readiness(event);
     }
@@ -125,10 +135,11 @@ impl Registration {
     }
 
     /// Waits until the resource is ready for any of `interest` (any number
-    /// of tasks may wait at once); spends coop budget; fails once the
-    /// driver has shut down.
+    /// of tasks may wait at once); fails once the driver has shut down.
+    /// Spends no coop budget, as tokio's `ready()`/`readable()`/
+    /// `writable()`: a task checking readiness in a loop around `try_*`
+    /// calls is not made to yield by it.
     pub(crate) async fn readiness(&self, interest: Interest) -> io::Result<ReadyEvent> {
-        std::future::poll_fn(|cx| crate::coop::poll_proceed(cx).map(|c| c.made_progress())).await;
         let ev = self.shared.readiness(interest).await;
         if ev.is_shutdown {
             return Err(super::shutdown_error());
@@ -139,7 +150,8 @@ impl Registration {
 
 impl Registration {
     /// Waits for readiness of `interest` (any number of tasks may wait),
-    /// runs `f`, and on `WouldBlock` clears that readiness and waits again:
+    /// spends coop budget, runs `f`, and on `WouldBlock` clears that
+    /// readiness and waits again:
     /// the `async_io`, `send`, `recv`, `peek`... of the socket types.
     pub(crate) async fn async_io<R>(
         &self,
@@ -148,9 +160,15 @@ impl Registration {
     ) -> io::Result<R> {
         loop {
             let ev = self.readiness(interest).await?;
+            // The operation spends budget, once it got past readiness; a
+            // `WouldBlock` gives it back (the guard's drop).
+            let coop = std::future::poll_fn(crate::coop::poll_proceed).await;
             match f() {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(ev),
-                res => return res,
+                res => {
+                    coop.made_progress();
+                    return res;
+                }
             }
         }
     }

@@ -147,6 +147,18 @@ impl ScheduledIo {
         });
     }
 
+    /// Marks the resource ready for `ready` without an event from the
+    /// driver (a socket whose state is known when it is made). A false
+    /// guess costs one `WouldBlock`, which clears it as usual. The tick is
+    /// left alone; nothing changes after shutdown.
+    pub(crate) fn assume_ready(&self, ready: Ready) {
+        // AcqRel/Acquire as `set_readiness`: the bits are published to the
+        // task that reads them.
+        let _ = self.readiness.fetch_update(AcqRel, Acquire, |curr| {
+            (curr & SHUTDOWN == 0).then_some(curr | ready.as_usize())
+        });
+    }
+
     /// Task: clears what `event` reported, unless newer readiness arrived.
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         // Closed states are final: never cleared.

@@ -293,6 +293,9 @@ macro_rules! fd_impls {
 
 pub(crate) use fd_impls;
 
+// Receiving waits for `READABLE | ERROR`, as tokio's UDP socket does: an
+// ICMP error (port unreachable after a send on a connected socket) raises
+// only `EPOLLERR`, and the pending `recv` must wake to return it.
 macro_rules! datagram_io_methods {
     ($t:ident, $addr:ty, $wrap:expr) => {
         impl $t {
@@ -305,9 +308,10 @@ macro_rules! datagram_io_methods {
             pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> std::io::Result<usize> {
                 self.io
                     .registration()
-                    .async_io(crate::io::Interest::READABLE, || {
-                        crate::net::common::recv_into(buf, |dst| self.io.recv(dst))
-                    })
+                    .async_io(
+                        crate::io::Interest::READABLE | crate::io::Interest::ERROR,
+                        || crate::net::common::recv_into(buf, |dst| self.io.recv(dst)),
+                    )
                     .await
             }
 
@@ -335,13 +339,16 @@ macro_rules! datagram_io_methods {
                 let n = self
                     .io
                     .registration()
-                    .async_io(crate::io::Interest::READABLE, || {
-                        crate::net::common::recv_into(buf, |dst| {
-                            let (n, a) = self.io.recv_from(dst)?;
-                            from = Some(a);
-                            Ok(n)
-                        })
-                    })
+                    .async_io(
+                        crate::io::Interest::READABLE | crate::io::Interest::ERROR,
+                        || {
+                            crate::net::common::recv_into(buf, |dst| {
+                                let (n, a) = self.io.recv_from(dst)?;
+                                from = Some(a);
+                                Ok(n)
+                            })
+                        },
+                    )
                     .await?;
                 #[allow(clippy::redundant_closure_call)]
                 Ok((n, ($wrap)(from.expect("recv_from gave an address"))))
@@ -463,8 +470,11 @@ macro_rules! datagram_io_methods {
             /// `select!` statement and some other branch completes first, it is
             /// guaranteed that no messages were received on this socket.
             pub async fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
-                self.async_io(crate::io::Interest::READABLE, || self.io.recv(buf))
-                    .await
+                self.async_io(
+                    crate::io::Interest::READABLE | crate::io::Interest::ERROR,
+                    || self.io.recv(buf),
+                )
+                .await
             }
 
             /// Attempts to receive a single datagram message on the socket from

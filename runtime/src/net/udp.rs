@@ -190,8 +190,10 @@ impl UdpSocket {
     /// `select!` statement and some other branch completes first, it is
     /// guaranteed that no messages were received on this socket.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.async_io(Interest::READABLE, || self.io.recv_from(buf))
-            .await
+        self.async_io(Interest::READABLE | Interest::ERROR, || {
+            self.io.recv_from(buf)
+        })
+        .await
     }
 
     /// Attempts to receive a single datagram on the socket.
@@ -222,7 +224,7 @@ impl UdpSocket {
     ///
     /// Cancel safe: nothing is consumed.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.async_io(Interest::READABLE, || self.io.peek(buf))
+        self.async_io(Interest::READABLE | Interest::ERROR, || self.io.peek(buf))
             .await
     }
 
@@ -234,8 +236,10 @@ impl UdpSocket {
     ///
     /// Cancel safe: nothing is consumed.
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.async_io(Interest::READABLE, || self.io.peek_from(buf))
-            .await
+        self.async_io(Interest::READABLE | Interest::ERROR, || {
+            self.io.peek_from(buf)
+        })
+        .await
     }
 
     /// Receives a datagram from the connected peer without removing it
@@ -285,8 +289,10 @@ impl UdpSocket {
     ///
     /// Cancel safe: nothing is consumed.
     pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
-        self.async_io(Interest::READABLE, || self.peek_sender_inner())
-            .await
+        self.async_io(Interest::READABLE | Interest::ERROR, || {
+            self.peek_sender_inner()
+        })
+        .await
     }
 
     /// Polls for the address of the sender of the next datagram (see

@@ -99,7 +99,14 @@ impl TcpListener {
     /// then it is guaranteed that no new connections were accepted by this
     /// method.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        std::future::poll_fn(|cx| self.poll_accept(cx)).await
+        // The readiness waiter list, not `poll_accept`'s single waker
+        // slot: any number of tasks may wait on one shared listener.
+        let (mio, addr) = self
+            .io
+            .registration()
+            .async_io(crate::io::Interest::READABLE, || self.io.accept())
+            .await?;
+        Ok((TcpStream::new_accepted(mio)?, addr))
     }
 
     /// Polls to accept a new incoming connection to this listener.
@@ -114,7 +121,7 @@ impl TcpListener {
                 .registration()
                 .poll_io(cx, Direction::Read, || self.io.accept())
         )?;
-        let stream = TcpStream::new(mio)?;
+        let stream = TcpStream::new_accepted(mio)?;
         Poll::Ready(Ok((stream, addr)))
     }
 

@@ -96,6 +96,19 @@ impl TcpStream {
         Ok(TcpStream { io })
     }
 
+    /// A stream from `accept`: assumed readable and writable, so its first
+    /// read and write try the socket instead of waiting for the driver's
+    /// first event (`Registration::assume_ready`).
+    #[track_caller]
+    pub(crate) fn new_accepted(connected: mio::net::TcpStream) -> io::Result<TcpStream> {
+        let stream = TcpStream::new(connected)?;
+        stream
+            .io
+            .registration()
+            .assume_ready(crate::io::Ready::READABLE | crate::io::Ready::WRITABLE);
+        Ok(stream)
+    }
+
     /// Creates new `TcpStream` from a `std::net::TcpStream`.
     ///
     /// This function is intended to be used to wrap a TCP stream from the

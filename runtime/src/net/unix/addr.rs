@@ -12,6 +12,21 @@ use std::path::Path;
 #[derive(Clone)]
 pub struct SocketAddr(pub(super) std::os::unix::net::SocketAddr);
 
+/// The address `bind` and `connect` use for `path`: on Linux a path that
+/// starts with a NUL byte names an abstract socket (as tokio), anything
+/// else is a filesystem path.
+pub(super) fn from_path(path: &Path) -> std::io::Result<std::os::unix::net::SocketAddr> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::linux::net::SocketAddrExt;
+        use std::os::unix::ffi::OsStrExt;
+        if let Some(name) = path.as_os_str().as_bytes().strip_prefix(b"\0") {
+            return std::os::unix::net::SocketAddr::from_abstract_name(name);
+        }
+    }
+    std::os::unix::net::SocketAddr::from_pathname(path)
+}
+
 impl SocketAddr {
     /// Returns `true` if the address is unnamed (e.g. a socket from
     /// `pair()` or an unbound client).

@@ -60,7 +60,11 @@ impl UnixDatagram {
     #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((UnixDatagram::new(a)?, UnixDatagram::new(b)?))
+        let (a, b) = (UnixDatagram::new(a)?, UnixDatagram::new(b)?);
+        // Empty buffers: writable now.
+        a.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        b.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     /// Creates a new `UnixDatagram` which is not bound to any address.

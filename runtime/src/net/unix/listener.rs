@@ -42,7 +42,8 @@ impl UnixListener {
     /// IO enabled.
     #[track_caller]
     pub fn bind<P: AsRef<Path>>(path: P) -> io::Result<UnixListener> {
-        let listener = mio::net::UnixListener::bind(path)?;
+        let addr = super::addr::from_path(path.as_ref())?;
+        let listener = mio::net::UnixListener::bind_addr(&addr)?;
         let io = PollEvented::new(listener)?;
         Ok(UnixListener { io })
     }
@@ -107,7 +108,7 @@ impl UnixListener {
             .registration()
             .async_io(crate::io::Interest::READABLE, || self.io.accept())
             .await?;
-        Ok((UnixStream::new(stream)?, SocketAddr(addr)))
+        Ok((UnixStream::new_accepted(stream)?, SocketAddr(addr)))
     }
 
     /// Polls to accept a new incoming connection to this listener.
@@ -121,7 +122,7 @@ impl UnixListener {
             crate::io_driver::Direction::Read,
             || self.io.accept()
         ))?;
-        Poll::Ready(Ok((UnixStream::new(stream)?, SocketAddr(addr))))
+        Poll::Ready(Ok((UnixStream::new_accepted(stream)?, SocketAddr(addr))))
     }
 }
 

@@ -49,7 +49,8 @@ impl UnixStream {
     /// specified, associating the returned stream with the default event
     /// loop's handle.
     pub async fn connect<P: AsRef<Path>>(path: P) -> io::Result<UnixStream> {
-        UnixStream::connected(mio::net::UnixStream::connect(path)?).await
+        let addr = super::addr::from_path(path.as_ref())?;
+        UnixStream::connected(mio::net::UnixStream::connect_addr(&addr)?).await
     }
 
     /// Connects to the socket at `addr` (which may be an abstract-namespace
@@ -78,13 +79,28 @@ impl UnixStream {
     #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
         let (a, b) = mio::net::UnixStream::pair()?;
-        Ok((UnixStream::new(a)?, UnixStream::new(b)?))
+        let (a, b) = (UnixStream::new(a)?, UnixStream::new(b)?);
+        // Empty buffers: writable now, readable once the peer writes.
+        a.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        b.io.registration().assume_ready(crate::io::Ready::WRITABLE);
+        Ok((a, b))
     }
 
     #[track_caller]
     pub(crate) fn new(stream: mio::net::UnixStream) -> io::Result<UnixStream> {
         let io = PollEvented::new(stream)?;
         Ok(UnixStream { io })
+    }
+
+    /// See `TcpStream::new_accepted`.
+    #[track_caller]
+    pub(crate) fn new_accepted(stream: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let stream = UnixStream::new(stream)?;
+        stream
+            .io
+            .registration()
+            .assume_ready(crate::io::Ready::READABLE | crate::io::Ready::WRITABLE);
+        Ok(stream)
     }
 
     /// Creates new `UnixStream` from a `std::os::unix::net::UnixStream`.

@@ -49,6 +49,9 @@ pin_project! {
         buf: Box<[u8]>,
         pos: usize,
         cap: usize,
+        // The second half of a relative seek whose offset minus the
+        // buffered bytes overflowed `i64`: sought once the first completes.
+        seek_rest: Option<i64>,
     }
 }
 
@@ -62,6 +65,7 @@ impl<R> BufReader<R> {
             buf: self.buf,
             pos: self.pos,
             cap: self.cap,
+            seek_rest: self.seek_rest,
         };
         (reader, self.inner)
     }
@@ -75,12 +79,19 @@ impl<R: AsyncRead> BufReader<R> {
     }
 
     /// Creates a new `BufReader` with the specified buffer capacity.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0 (tokio's message).
+    #[track_caller]
     pub fn with_capacity(capacity: usize, inner: R) -> Self {
+        assert!(capacity > 0, "capacity must be greater than zero");
         Self {
             inner,
             buf: vec![0; capacity].into_boxed_slice(),
             pos: 0,
             cap: 0,
+            seek_rest: None,
         }
     }
 
@@ -225,9 +236,15 @@ impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
         let pos = match pos {
             SeekFrom::Current(n) => {
                 let remainder = (*me.cap - *me.pos) as i64;
-                SeekFrom::Current(n.checked_sub(remainder).ok_or_else(|| {
-                    io::Error::new(io::ErrorKind::InvalidInput, "seek offset overflows i64")
-                })?)
+                match n.checked_sub(remainder) {
+                    Some(offset) => SeekFrom::Current(offset),
+                    // Underflow: back up over the buffered bytes first,
+                    // then seek by `n` (in `poll_complete`), as std's.
+                    None => {
+                        *me.seek_rest = Some(n);
+                        SeekFrom::Current(-remainder)
+                    }
+                }
             }
             other => other,
         };
@@ -237,6 +254,13 @@ impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
     }
 
     fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        self.project().inner.poll_complete(cx)
+        let mut me = self.project();
+        if let Some(n) = *me.seek_rest {
+            let res = ready!(me.inner.as_mut().poll_complete(cx));
+            *me.seek_rest = None;
+            res?;
+            me.inner.as_mut().start_seek(SeekFrom::Current(n))?;
+        }
+        me.inner.poll_complete(cx)
     }
 }

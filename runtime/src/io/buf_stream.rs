@@ -54,6 +54,11 @@ impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
 
     /// Creates a `BufStream` with the specified [`BufReader`] and
     /// [`BufWriter`] capacities.
+    ///
+    /// # Panics
+    ///
+    /// If `reader_capacity` is 0.
+    #[track_caller]
     pub fn with_capacity(
         reader_capacity: usize,
         writer_capacity: usize,

@@ -83,6 +83,38 @@ impl<W: AsyncWrite> BufWriter<W> {
         }
     }
 
+    /// `poll_write_vectored` over a writer that takes one slice at a time:
+    /// buffers as many whole slices as fit (flushing first if the first
+    /// does not), so the caller's slices still leave in few writes; a first
+    /// slice as large as the buffer goes straight to the writer.
+    fn poll_write_slices(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let mut bufs = bufs.iter().skip_while(|b| b.is_empty());
+        let Some(first) = bufs.next() else {
+            return Poll::Ready(Ok(0));
+        };
+        if first.len() > self.buf.capacity() - self.buf.len() {
+            ready!(self.as_mut().flush_buf(cx))?;
+        }
+        let me = self.project();
+        if first.len() >= me.buf.capacity() {
+            return me.inner.poll_write(cx, first);
+        }
+        me.buf.extend_from_slice(first);
+        let mut n = first.len();
+        for b in bufs {
+            if b.len() > me.buf.capacity() - me.buf.len() {
+                break;
+            }
+            me.buf.extend_from_slice(b);
+            n += b.len();
+        }
+        Poll::Ready(Ok(n))
+    }
+
     /// Writes the whole buffer out (what is left of it).
     fn flush_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let mut me = self.project();
@@ -98,6 +130,7 @@ impl<W: AsyncWrite> BufWriter<W> {
                     break;
                 }
                 Ok(n) => *me.written += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     ret = Err(e);
                     break;
@@ -166,8 +199,11 @@ impl<W: AsyncWrite> AsyncWrite for BufWriter<W> {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let total: usize = bufs.iter().map(|b| b.len()).sum();
-        if self.buf.len() + total > self.buf.capacity() {
+        if !self.inner.is_write_vectored() {
+            return self.poll_write_slices(cx, bufs);
+        }
+        let total = bufs.iter().fold(0usize, |n, b| n.saturating_add(b.len()));
+        if total > self.buf.capacity() - self.buf.len() {
             ready!(self.as_mut().flush_buf(cx))?;
         }
         let me = self.project();

@@ -64,6 +64,7 @@ impl CopyBuffer {
                         self.cap = n;
                         self.read_done = n == 0;
                     }
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => {
                         // Nothing to read now: push out what was written.
@@ -76,7 +77,7 @@ impl CopyBuffer {
                 }
             }
             while self.pos < self.cap {
-                let n = ready!(
+                let n = ready_retry!(
                     writer
                         .as_mut()
                         .poll_write(cx, &self.buf[self.pos..self.cap])
@@ -175,6 +176,7 @@ where
             let mut r = Pin::new(&mut *reader);
             let w = Pin::new(&mut *writer);
             let buf = match r.as_mut().poll_fill_buf(cx) {
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Poll::Ready(res) => res?,
                 Poll::Pending => {
                     ready!(w.poll_flush(cx))?;
@@ -185,7 +187,7 @@ where
                 ready!(w.poll_flush(cx))?;
                 return Poll::Ready(Ok(amt));
             }
-            let n = ready!(w.poll_write(cx, buf))?;
+            let n = ready_retry!(w.poll_write(cx, buf))?;
             if n == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
@@ -275,6 +277,10 @@ where
 /// [`copy_bidirectional`] with the chunk size of each direction given:
 /// `a_to_b_buf_size` for `a`→`b`, `b_to_a_buf_size` for `b`→`a`.
 ///
+/// # Panics
+///
+/// When polled, if either size is 0 (tokio's messages).
+///
 /// # Cancel safety
 ///
 /// Not cancel safe: bytes in flight are lost if the future is dropped.
@@ -288,6 +294,14 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
+    assert!(
+        a_to_b_buf_size > 0,
+        "`a_to_b_buf_size` must be greater than 0"
+    );
+    assert!(
+        b_to_a_buf_size > 0,
+        "`b_to_a_buf_size` must be greater than 0"
+    );
     let mut a_to_b = Direction::Copying(CopyBuffer::new(a_to_b_buf_size));
     let mut b_to_a = Direction::Copying(CopyBuffer::new(b_to_a_buf_size));
     poll_fn(|cx| {

@@ -10,7 +10,10 @@
 //! yields to the scheduler.
 //!
 //! A `DuplexStream` is two `SimplexStream`s behind mutexes, one per
-//! direction, crossed between the two ends.
+//! direction, crossed between the two ends. Wakers are woken, and replaced
+//! ones dropped, only after the lock is released: a waker may run code
+//! that touches the same pipe (one that owns the peer end drops it, which
+//! closes the pipe under its lock).
 
 use super::{AsyncRead, AsyncWrite, ReadBuf, ReadHalf, WriteHalf, split};
 
@@ -137,54 +140,76 @@ impl SimplexStream {
         }
     }
 
-    fn close_write(&mut self) {
+    /// Closes the pipe; returns the reader's waker, to wake once the lock
+    /// is released.
+    fn close_write(&mut self) -> Option<Waker> {
         self.is_closed = true;
-        if let Some(w) = self.read_waker.take() {
-            w.wake();
-        }
+        self.read_waker.take()
     }
 
-    fn close_read(&mut self) {
+    /// Closes the pipe; returns the writer's waker, to wake once the lock
+    /// is released.
+    fn close_read(&mut self) -> Option<Waker> {
         self.is_closed = true;
-        if let Some(w) = self.write_waker.take() {
-            w.wake();
-        }
+        self.write_waker.take()
     }
 
-    fn read_inner(&mut self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        if !self.buffer.is_empty() {
+    fn read_inner(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+        wakers: &mut Wakers,
+    ) -> Poll<io::Result<()>> {
+        if buf.remaining() == 0 {
+            // Nothing asked for: done at once, data or not.
+            Poll::Ready(Ok(()))
+        } else if !self.buffer.is_empty() {
             let n = self.buffer.len().min(buf.remaining());
             let (a, b) = self.buffer.as_slices();
             let from_a = n.min(a.len());
             buf.put_slice(&a[..from_a]);
             buf.put_slice(&b[..n - from_a]);
             self.buffer.drain(..n);
-            if let Some(w) = self.write_waker.take() {
-                w.wake();
-            }
+            wakers.wake = self.write_waker.take();
             Poll::Ready(Ok(()))
         } else if self.is_closed {
             Poll::Ready(Ok(()))
         } else {
-            self.read_waker = Some(cx.waker().clone());
+            wakers.replaced = register(&mut self.read_waker, cx);
             Poll::Pending
         }
     }
 
-    fn write_inner(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    /// Copies as much of `bufs` as fits (a plain write is one slice).
+    fn write_inner(
+        &mut self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+        wakers: &mut Wakers,
+    ) -> Poll<io::Result<usize>> {
         if self.is_closed {
             return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
         }
-        let avail = self.max_buf_size - self.buffer.len();
+        if bufs.iter().all(|b| b.is_empty()) {
+            // Nothing to write: done at once, full or not.
+            return Poll::Ready(Ok(0));
+        }
+        let mut avail = self.max_buf_size - self.buffer.len();
         if avail == 0 {
-            self.write_waker = Some(cx.waker().clone());
+            wakers.replaced = register(&mut self.write_waker, cx);
             return Poll::Pending;
         }
-        let n = avail.min(buf.len());
-        self.buffer.extend(&buf[..n]);
-        if let Some(w) = self.read_waker.take() {
-            w.wake();
+        let mut n = 0;
+        for buf in bufs {
+            let take = avail.min(buf.len());
+            self.buffer.extend(&buf[..take]);
+            n += take;
+            avail -= take;
+            if avail == 0 {
+                break;
+            }
         }
+        wakers.wake = self.read_waker.take();
         Poll::Ready(Ok(n))
     }
 
@@ -192,22 +217,57 @@ impl SimplexStream {
         &mut self,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
+        wakers: &mut Wakers,
     ) -> Poll<io::Result<()>> {
         let coop = ready!(crate::coop::poll_proceed(cx));
-        let r = self.read_inner(cx, buf);
+        let r = self.read_inner(cx, buf, wakers);
         if r.is_ready() {
             coop.made_progress();
         }
         r
     }
 
-    fn poll_write_coop(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write_coop(
+        &mut self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+        wakers: &mut Wakers,
+    ) -> Poll<io::Result<usize>> {
         let coop = ready!(crate::coop::poll_proceed(cx));
-        let r = self.write_inner(cx, buf);
+        let r = self.write_inner(cx, bufs, wakers);
         if r.is_ready() {
             coop.made_progress();
         }
         r
+    }
+}
+
+/// Stores the task's waker in `slot` unless it is already there; returns
+/// the waker it replaced, to drop once the lock is released.
+fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
+    match slot {
+        Some(w) if w.will_wake(cx.waker()) => None,
+        _ => slot.replace(cx.waker().clone()),
+    }
+}
+
+/// Wakers taken out under a `DuplexStream`'s lock, woken or dropped after
+/// it is released: either may run user code (a waker that owns the peer
+/// end, say) that takes the same lock.
+#[derive(Default)]
+struct Wakers {
+    /// The other side, to wake.
+    wake: Option<Waker>,
+    /// Our previous waker, replaced by a new one.
+    replaced: Option<Waker>,
+}
+
+impl Wakers {
+    fn run(self) {
+        if let Some(w) = self.wake {
+            w.wake();
+        }
+        drop(self.replaced);
     }
 }
 
@@ -217,7 +277,10 @@ impl AsyncRead for SimplexStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        self.get_mut().poll_read_coop(cx, buf)
+        let mut wakers = Wakers::default();
+        let res = self.get_mut().poll_read_coop(cx, buf, &mut wakers);
+        wakers.run();
+        res
     }
 }
 
@@ -227,7 +290,22 @@ impl AsyncWrite for SimplexStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.get_mut().poll_write_coop(cx, buf)
+        self.poll_write_vectored(cx, &[io::IoSlice::new(buf)])
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let mut wakers = Wakers::default();
+        let res = self.get_mut().poll_write_coop(cx, bufs, &mut wakers);
+        wakers.run();
+        res
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -235,7 +313,9 @@ impl AsyncWrite for SimplexStream {
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().close_write();
+        if let Some(w) = self.get_mut().close_write() {
+            w.wake();
+        }
         Poll::Ready(Ok(()))
     }
 }
@@ -246,7 +326,10 @@ impl AsyncRead for DuplexStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        lock(&self.read).poll_read_coop(cx, buf)
+        let mut wakers = Wakers::default();
+        let res = lock(&self.read).poll_read_coop(cx, buf, &mut wakers);
+        wakers.run();
+        res
     }
 }
 
@@ -256,7 +339,22 @@ impl AsyncWrite for DuplexStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        lock(&self.write).poll_write_coop(cx, buf)
+        self.poll_write_vectored(cx, &[io::IoSlice::new(buf)])
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let mut wakers = Wakers::default();
+        let res = lock(&self.write).poll_write_coop(cx, bufs, &mut wakers);
+        wakers.run();
+        res
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -264,7 +362,10 @@ impl AsyncWrite for DuplexStream {
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        lock(&self.write).close_write();
+        let reader = lock(&self.write).close_write();
+        if let Some(w) = reader {
+            w.wake();
+        }
         Poll::Ready(Ok(()))
     }
 }
@@ -272,8 +373,11 @@ impl AsyncWrite for DuplexStream {
 impl Drop for DuplexStream {
     fn drop(&mut self) {
         // Our end is gone: the peer's reads see EOF once drained, its
-        // writes `BrokenPipe`.
-        lock(&self.write).close_write();
-        lock(&self.read).close_read();
+        // writes `BrokenPipe`. Woken after both locks are released.
+        let reader = lock(&self.write).close_write();
+        let writer = lock(&self.read).close_read();
+        for w in [reader, writer].into_iter().flatten() {
+            w.wake();
+        }
     }
 }

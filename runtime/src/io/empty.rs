@@ -31,6 +31,19 @@ macro_rules! discarding_writer {
                 Poll::Ready(Ok(buf.len()))
             }
 
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[io::IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                ready!(spend(cx));
+                Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
+            }
+
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 ready!(spend(cx));
                 Poll::Ready(Ok(()))

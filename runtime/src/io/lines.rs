@@ -20,7 +20,7 @@ fn poll_read_until<R: AsyncBufRead + ?Sized>(
 ) -> Poll<io::Result<usize>> {
     loop {
         let (done, used) = {
-            let available = ready!(reader.as_mut().poll_fill_buf(cx))?;
+            let available = ready_retry!(reader.as_mut().poll_fill_buf(cx))?;
             match available.iter().position(|&b| b == delim) {
                 Some(i) => {
                     buf.extend_from_slice(&available[..=i]);
@@ -121,7 +121,11 @@ pub trait AsyncBufReadExt: AsyncBufRead {
                     me = Some(r);
                     Poll::Pending
                 }
-                // Re-borrow for the full lifetime to return the slice.
+                // EOF: polling again would start another read (a `File`
+                // does), so answer from here.
+                Poll::Ready(Ok([])) => Poll::Ready(Ok(&[][..])),
+                // Re-borrow for the full lifetime to return the slice: a
+                // non-empty buffer is returned again, without I/O.
                 Poll::Ready(Ok(_)) => Poll::Ready(match Pin::new(r).poll_fill_buf(cx) {
                     Poll::Ready(res) => res,
                     Poll::Pending => unreachable!("a filled buffer stays filled"),

@@ -11,6 +11,20 @@
 //! `WouldBlock` waits for the next readiness event of its direction only
 //! (a writer is never woken by readability).
 
+/// `ready!` for an I/O poll inside a loop, retrying
+/// `ErrorKind::Interrupted` with `continue`: tokio 1.54's helpers
+/// (`read_exact`, `read_to_end`, `read_until`, the number reads and
+/// writes, `write_all`, `write_all_buf`, `copy*`, `BufWriter`'s flush)
+/// retry it rather than fail.
+macro_rules! ready_retry {
+    ($e:expr) => {
+        match std::task::ready!($e) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            res => res,
+        }
+    };
+}
+
 mod async_buf_read;
 mod async_read;
 mod async_write;

@@ -115,25 +115,58 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
+        const PROBE: usize = 32;
         let start = buf.len();
+        let start_cap = buf.capacity();
+        // Bytes past `len` that the reader initialized in an earlier read
+        // of this call (passed on, so it need not zero them again).
+        let mut init = 0;
         poll_fn(move |cx| {
             loop {
-                if buf.capacity() - buf.len() < 32 {
-                    buf.reserve(32.max(buf.capacity()));
+                if buf.capacity() - buf.len() < PROBE {
+                    if buf.capacity() == start_cap && start_cap >= PROBE {
+                        // Full at the caller's capacity: probe with a small
+                        // stack read first, so that a vector sized for the
+                        // data is not grown just to find EOF.
+                        let mut probe = [std::mem::MaybeUninit::<u8>::uninit(); PROBE];
+                        let mut rb = ReadBuf::uninit(&mut probe);
+                        ready_retry!(Pin::new(&mut *self).poll_read(cx, &mut rb))?;
+                        if rb.filled().is_empty() {
+                            return Poll::Ready(Ok(buf.len() - start));
+                        }
+                        buf.extend_from_slice(rb.filled());
+                        init = 0;
+                        continue;
+                    }
+                    buf.reserve(PROBE.max(buf.capacity()));
+                    // A reallocation does not carry the spare bytes over.
+                    init = 0;
                 }
                 let len = buf.len();
                 let spare = buf.spare_capacity_mut();
                 let mut rb = ReadBuf::uninit(spare);
-                match Pin::new(&mut *self).poll_read(cx, &mut rb) {
-                    Poll::Ready(Ok(())) => {
-                        let n = rb.filled().len();
-                        // SAFETY: `poll_read` initialized and filled `n` bytes
-                        // of the spare capacity.
-                        unsafe { buf.set_len(len + n) };
-                        if n == 0 {
-                            return Poll::Ready(Ok(buf.len() - start));
-                        }
-                    }
+                // SAFETY: the previous read initialized these `init` bytes
+                // of the same allocation past `len`, and nothing has
+                // de-initialized them since (the vector did not move).
+                unsafe { rb.assume_init(init) };
+                let ptr = rb.filled().as_ptr();
+                let res = Pin::new(&mut *self).poll_read(cx, &mut rb);
+                // The counts below describe our memory only if the reader
+                // kept the `ReadBuf` it was given.
+                assert_eq!(
+                    ptr,
+                    rb.filled().as_ptr(),
+                    "ReadBuf was swapped by poll_read"
+                );
+                let n = rb.filled().len();
+                init = rb.initialized().len() - n;
+                // SAFETY: `poll_read` initialized and filled `n` bytes of the
+                // spare capacity.
+                unsafe { buf.set_len(len + n) };
+                match res {
+                    Poll::Ready(Ok(())) if n == 0 => return Poll::Ready(Ok(buf.len() - start)),
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => return Poll::Pending,
                 }
@@ -301,7 +334,7 @@ fn fill_exact<'a, R: AsyncRead + Unpin + ?Sized>(
     poll_fn(move |cx| {
         while filled < buf.len() {
             let mut rb = ReadBuf::new(&mut buf[filled..]);
-            ready!(Pin::new(&mut *reader).poll_read(cx, &mut rb))?;
+            ready_retry!(Pin::new(&mut *reader).poll_read(cx, &mut rb))?;
             let n = rb.filled().len();
             if n == 0 {
                 return Poll::Ready(Err(eof()));

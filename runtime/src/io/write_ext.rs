@@ -8,7 +8,7 @@ use bytes::Buf;
 use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
 use std::pin::Pin;
-use std::task::{Poll, ready};
+use std::task::{Context, Poll, ready};
 
 /// Generates the fixed-size number writes: `to_{be,le}_bytes`, then
 /// `write_all` of the array.
@@ -86,6 +86,7 @@ pub trait AsyncWriteExt: AsyncWrite {
                         return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
                     }
                     Poll::Ready(Ok(n)) => src = &src[n..],
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => return Poll::Pending,
                 }
@@ -151,7 +152,7 @@ pub trait AsyncWriteExt: AsyncWrite {
             if !src.has_remaining() {
                 return Poll::Ready(Ok(0));
             }
-            let n = ready!(Pin::new(&mut *self).poll_write(cx, src.chunk()))?;
+            let n = ready!(poll_write_chunks(Pin::new(&mut *self), cx, src))?;
             src.advance(n);
             Poll::Ready(Ok(n))
         })
@@ -187,15 +188,8 @@ pub trait AsyncWriteExt: AsyncWrite {
         B: Buf + ?Sized,
     {
         poll_fn(move |cx| {
-            const MAX_VECTOR_ELEMENTS: usize = 64;
             while src.has_remaining() {
-                let n = if self.is_write_vectored() {
-                    let mut slices = [IoSlice::new(&[]); MAX_VECTOR_ELEMENTS];
-                    let cnt = src.chunks_vectored(&mut slices);
-                    ready!(Pin::new(&mut *self).poll_write_vectored(cx, &slices[..cnt]))?
-                } else {
-                    ready!(Pin::new(&mut *self).poll_write(cx, src.chunk()))?
-                };
+                let n = ready_retry!(poll_write_chunks(Pin::new(&mut *self), cx, src))?;
                 if n == 0 {
                     return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
                 }
@@ -254,3 +248,20 @@ pub trait AsyncWriteExt: AsyncWrite {
 }
 
 impl<W: AsyncWrite + ?Sized> AsyncWriteExt for W {}
+
+/// One write of `src`'s next bytes: up to 64 of its chunks in one
+/// vectored write if the writer prefers those, else its first chunk.
+fn poll_write_chunks<W: AsyncWrite + ?Sized, B: Buf + ?Sized>(
+    writer: Pin<&mut W>,
+    cx: &mut Context<'_>,
+    src: &B,
+) -> Poll<io::Result<usize>> {
+    const MAX_VECTOR_ELEMENTS: usize = 64;
+    if writer.is_write_vectored() {
+        let mut slices = [IoSlice::new(&[]); MAX_VECTOR_ELEMENTS];
+        let cnt = src.chunks_vectored(&mut slices);
+        writer.poll_write_vectored(cx, &slices[..cnt])
+    } else {
+        writer.poll_write(cx, src.chunk())
+    }
+}

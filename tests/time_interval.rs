@@ -90,6 +90,14 @@ async fn reset_variants() {
     assert_eq!(i.tick().await, start + 500 * MS);
     assert_eq!(i.tick().await, start + 600 * MS);
     i.reset_after(Duration::MAX); // saturates instead of overflowing
+    // So do `reset` and a late tick of an interval of `Duration::MAX`.
+    let mut i = volt::time::interval(Duration::MAX);
+    i.tick().await;
+    i.reset();
+    let mut i = volt::time::interval(Duration::MAX);
+    i.set_missed_tick_behavior(volt::time::MissedTickBehavior::Delay);
+    volt::time::advance(20 * MS).await;
+    i.tick().await;
 }
 
 #[volt::test(start_paused = true)]

@@ -224,3 +224,22 @@ async fn a_passed_deadline_is_ready_on_the_first_poll() {
     let tick = std::future::poll_fn(|cx| std::task::Poll::Ready(interval.poll_tick(cx))).await;
     assert_eq!(tick, std::task::Poll::Ready(start + ms(100)));
 }
+
+/// A task woken by I/O while the idle runtime polls the driver runs
+/// before a paused clock auto-advances (the local wake counts as one, as
+/// in tokio): the datagram already sent is received at time zero.
+#[cfg(unix)]
+#[volt::test(start_paused = true)]
+async fn io_woken_task_runs_before_the_clock_advances() {
+    use volt::time::{Duration, Instant};
+    let start = Instant::now();
+    let (a, b) = volt::net::UnixDatagram::pair().unwrap();
+    a.send(&[1]).await.unwrap();
+    let h = volt::spawn(async move {
+        b.recv(&mut [0; 1]).await.unwrap();
+        start.elapsed()
+    });
+    volt::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(h.await.unwrap(), Duration::ZERO);
+    assert_eq!(start.elapsed(), Duration::from_millis(100));
+}

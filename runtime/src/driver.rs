@@ -228,6 +228,17 @@ impl Handle {
         }
     }
 
+    /// Notes a wake-up from the runtime's own thread (a task scheduled
+    /// there, say by an I/O event while the driver polls): nothing to
+    /// unpark, but a paused clock must not auto-advance past it, as tokio.
+    #[inline]
+    pub(crate) fn unpark_self(&self) {
+        #[cfg(all(feature = "time", feature = "test-util"))]
+        if let Some(time) = &self.time {
+            time.note_unpark();
+        }
+    }
+
     /// The I/O driver, if the runtime enabled I/O.
     #[cfg(feature = "net")]
     pub(crate) fn io(&self) -> Option<&crate::io_driver::Handle> {

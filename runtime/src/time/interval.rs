@@ -117,9 +117,11 @@ impl MissedTickBehavior {
     /// The deadline after a tick that was due at `timeout`, observed at
     /// `now`.
     fn next_timeout(&self, timeout: Instant, now: Instant, period: Duration) -> Instant {
+        // A period too long to add (`Duration::MAX`) means never again.
+        let after = |t: Instant, d: Duration| t.checked_add(d).unwrap_or_else(Instant::far_future);
         match self {
-            Self::Burst => timeout + period,
-            Self::Delay => now + period,
+            Self::Burst => after(timeout, period),
+            Self::Delay => after(now, period),
             Self::Skip => {
                 let offset = Duration::from_nanos(
                     ((now - timeout).as_nanos() % period.as_nanos())
@@ -129,7 +131,7 @@ impl MissedTickBehavior {
                             "too much time has elapsed since the interval was supposed to tick",
                         ),
                 );
-                now + (period - offset)
+                after(now, period - offset)
             }
         }
     }
@@ -242,7 +244,7 @@ impl Interval {
     /// # }
     /// ```
     pub fn reset(&mut self) {
-        self.delay.as_mut().reset(Instant::now() + self.period);
+        self.reset_after(self.period);
     }
 
     /// Resets the interval immediately.

@@ -326,6 +326,7 @@ impl Schedule for Arc<Handle> {
                 if let Some(core) = core.as_mut() {
                     core.push_task(task);
                 }
+                self.driver.unpark_self();
             }
             _ => {
                 // From outside the runtime's thread.

@@ -233,3 +233,96 @@ fn const_new_and_debug() {
     assert_eq!(SEM.available_permits(), 2);
     assert!(format!("{SEM:?}").contains("permits: 2"));
 }
+
+/// Polls `fut` once with `waker`.
+fn poll_once<F: std::future::Future>(
+    fut: std::pin::Pin<&mut F>,
+    waker: &std::task::Waker,
+) -> std::task::Poll<F::Output> {
+    fut.poll(&mut std::task::Context::from_waker(waker))
+}
+
+/// A waker that does something to the semaphore when woken or dropped.
+struct OnWake<F: Fn() + Send + Sync>(F);
+impl<F: Fn() + Send + Sync> std::task::Wake for OnWake<F> {
+    fn wake(self: Arc<Self>) {
+        (self.0)()
+    }
+}
+
+/// `close` wakes (and so drops) the waiters' wakers after its lock is
+/// released, and a permit released after the close is available, not
+/// handed to a waiter that is about to fail (tokio's
+/// close_*_outside_lock).
+#[test]
+fn close_wakes_outside_its_lock_and_keeps_later_releases() {
+    // The waker adds a permit when woken.
+    let sem = Arc::new(Semaphore::new(0));
+    let s = sem.clone();
+    let waker = std::task::Waker::from(Arc::new(OnWake(move || s.add_permits(1))));
+    let mut acq = std::pin::pin!(sem.acquire());
+    assert!(poll_once(acq.as_mut(), &waker).is_pending());
+    sem.close();
+    assert_eq!(sem.available_permits(), 1);
+
+    // The waker holds a permit, released when the close drops it.
+    let sem = Arc::new(Semaphore::new(1));
+    let permit = sem.clone().try_acquire_owned().unwrap();
+    let holder = std::sync::Mutex::new(Some(permit));
+    let waker = std::task::Waker::from(Arc::new(OnWake(move || {
+        drop(holder.lock().unwrap().take())
+    })));
+    let mut acq = std::pin::pin!(sem.acquire());
+    assert!(poll_once(acq.as_mut(), &waker).is_pending());
+    drop(waker);
+    sem.close();
+    assert_eq!(sem.available_permits(), 1);
+    assert!(matches!(
+        poll_once(acq.as_mut(), std::task::Waker::noop()),
+        std::task::Poll::Ready(Err(_))
+    ));
+}
+
+/// A task out of coop budget still takes its place in the queue: it is
+/// served before a later waiter (FIFO), and dropping it while it holds the
+/// permits it was served (out of budget) passes them on.
+#[volt::test]
+async fn out_of_budget_waiter_keeps_its_place() {
+    use std::sync::atomic::AtomicBool;
+    use std::task::{Poll, Waker};
+    use volt::task::coop::consume_budget;
+
+    fn flag_waker() -> (Arc<AtomicBool>, Waker) {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        (
+            flag,
+            Waker::from(Arc::new(OnWake(move || f.store(true, SeqCst)))),
+        )
+    }
+    let sem = Arc::new(Semaphore::new(1));
+    let first = sem.clone().try_acquire_owned().unwrap();
+    // Spend this task's whole budget.
+    while poll_once(std::pin::pin!(consume_budget()), Waker::noop()).is_ready() {}
+
+    let (a_woken, a_waker) = flag_waker();
+    let mut a = std::pin::pin!(sem.clone().acquire_owned());
+    assert!(poll_once(a.as_mut(), &a_waker).is_pending());
+    let (b_woken, b_waker) = flag_waker();
+    let mut b = std::pin::pin!(sem.clone().acquire_owned());
+    assert!(poll_once(b.as_mut(), &b_waker).is_pending());
+
+    drop(first);
+    assert!(a_woken.load(SeqCst), "the first in line is served");
+    assert!(!b_woken.load(SeqCst));
+    // Still out of budget: `a` holds the permit but does not complete.
+    assert!(poll_once(a.as_mut(), &a_waker).is_pending());
+    assert_eq!(sem.available_permits(), 0);
+    // Dropping it passes the permit on to `b`.
+    a.set(sem.clone().acquire_owned());
+    assert!(b_woken.load(SeqCst));
+    assert!(matches!(
+        poll_once(b.as_mut(), Waker::noop()),
+        Poll::Pending
+    ));
+}

@@ -7,6 +7,8 @@
 //!   │
 //!   └─(not enough: queue under the lock)─┬─▶ Fast ──(served)──▶ Done
 //!                                        └─▶ Listed ─(served)─▶ Done
+//!
+//! served, but the task's coop budget is spent: Held ──(next poll)──▶ Done
 //! ```
 //!
 //! `Fast` and `Listed` are the two places a waiter can wait (see the parent
@@ -14,6 +16,11 @@
 //! place and releases the permits it was already assigned. `Done` means the
 //! permits belong to the caller (or the acquire failed and gave back what it
 //! had); dropping it does nothing.
+//!
+//! The coop budget is checked after the semaphore, as tokio does: a task
+//! out of budget still takes its place in the queue (FIFO holds), and if
+//! it is served it keeps the permits (`Held`) until it runs again;
+//! dropping it then releases them.
 
 use super::{
     AcquireError, FAST_DONE, FAST_EMPTY, FAST_OCCUPIED, FAST_SHIFT, PERMIT_SHIFT, Semaphore,
@@ -29,7 +36,7 @@ use std::marker::PhantomPinned;
 use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::ptr::NonNull;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll, Waker};
 
 /// Where an `Acquire` stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +47,9 @@ enum State {
     Fast,
     /// In the semaphore's waiter list.
     Listed,
+    /// Served while out of coop budget: the future holds the permits
+    /// until its next poll hands them over.
+    Held,
     /// Finished: the permits are the caller's (or it failed).
     Done,
 }
@@ -84,6 +94,7 @@ pin_project! {
                     let node = unsafe { pinned_node(this.node) };
                     this.semaphore.cancel_listed(node, *this.num_permits);
                 }
+                State::Held => this.semaphore.release(*this.num_permits),
                 State::Idle | State::Done => {}
             }
             if *this.node_init {
@@ -134,9 +145,6 @@ impl Future for Acquire<'_> {
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // Take part in the coop budget: a task that always finds permits
-        // still yields now and then.
-        let coop = ready!(bridge::poll_proceed(cx));
         let this = self.project();
         let sem = *this.semaphore;
         let n = *this.num_permits;
@@ -148,9 +156,18 @@ impl Future for Acquire<'_> {
                 let node = unsafe { pinned_node(this.node) };
                 sem.poll_listed(cx, n, node, this.state)
             }
+            State::Held => Poll::Ready(Ok(())),
             State::Done => panic!("`Acquire` polled after completion"),
         };
-        if res.is_ready() {
+        if let Poll::Ready(Ok(())) = res {
+            // Take part in the coop budget: a task that always finds
+            // permits still yields now and then. Out of budget, it keeps
+            // the permits it was served until it runs again.
+            let Poll::Ready(coop) = bridge::poll_proceed(cx) else {
+                *this.state = State::Held;
+                return Poll::Pending;
+            };
+            *this.state = State::Done;
             coop.made_progress();
         }
         res

@@ -99,6 +99,25 @@ fn close_racing_acquire() {
     });
 }
 
+/// A release racing a close while a waiter sits in the fast slot (not
+/// polled again): the permit ends up available, served to the waiter
+/// (which hands it back when it fails) or not, and nothing spins.
+#[test]
+fn release_racing_close_with_a_parked_slot_waiter() {
+    loom::model(|| {
+        let sem = Arc::new(Semaphore::new(0));
+        let mut acq = pin!(sem.acquire(1));
+        let cx = &mut Context::from_waker(Waker::noop());
+        assert!(acq.as_mut().poll(cx).is_pending());
+        let s = sem.clone();
+        let closer = thread::spawn(move || s.close());
+        sem.release(1);
+        closer.join().unwrap();
+        assert!(acq.as_mut().poll(cx).is_ready());
+        assert_eq!(sem.available_permits(), 1);
+    });
+}
+
 #[test]
 fn try_acquire_racing_a_waiter_loses_nothing() {
     loom::model(|| {

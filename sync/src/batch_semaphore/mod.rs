@@ -253,15 +253,15 @@ impl Semaphore {
                 Err(actual) => curr = actual,
             }
         }
-        self.release_to_waiters(added);
+        self.release_to_waiters(added, curr & CLOSED != 0);
     }
 
     /// `release` when waiters may be queued.
     #[inline(never)]
     #[track_caller]
-    fn release_to_waiters(&self, added: usize) {
+    fn release_to_waiters(&self, added: usize, closed: bool) {
         // The fast slot's waiter is the oldest: serve it without the lock.
-        let rem = self.release_to_fast_slot(added);
+        let rem = self.release_to_fast_slot(added, closed);
         if rem == 0 {
             return;
         }
@@ -286,7 +286,14 @@ impl Semaphore {
     }
 
     /// Serves the fast slot's waiter, if any; returns the permits left.
-    fn release_to_fast_slot(&self, mut n: usize) -> usize {
+    /// `closed`: the caller saw `CLOSED` (a stale "open" only means the
+    /// waiter is served and hands the permits back when it fails).
+    fn release_to_fast_slot(&self, mut n: usize, closed: bool) -> usize {
+        if closed {
+            // Its waiter will fail: the permits stay available (as tokio's,
+            // whose close empties the queue).
+            return n;
+        }
         // Acquire: see the slot as its owner published it.
         let mut curr = self.fast.load(Acquire);
         loop {
@@ -327,7 +334,7 @@ impl Semaphore {
 
             // A waiter may have entered the slot since our lock-free look;
             // under the lock no new one can (invariant 2).
-            rem = self.release_to_fast_slot(rem);
+            rem = self.release_to_fast_slot(rem, self.is_closed());
 
             let mut is_empty = false;
             while rem > 0 && wakers.can_push() {
@@ -364,7 +371,10 @@ impl Semaphore {
                 // Nobody waits (the slot cannot be refilled while we hold
                 // the lock): clear WAITERS and return the surplus to the
                 // counter in one CAS, still under the lock (invariant 1).
-                if self.fast.load(Acquire) & FAST_OCCUPIED == 0 {
+                // After a close the slot's waiter will fail: it is not
+                // served (`release_to_fast_slot`) and does not hold the
+                // surplus back either.
+                if self.fast.load(Acquire) & FAST_OCCUPIED == 0 || self.is_closed() {
                     if !self.return_surplus(rem) {
                         // Nothing changed; unlock and wake before panicking.
                         drop(waiters);
@@ -433,9 +443,6 @@ impl Semaphore {
         self.permits.fetch_or(CLOSED, Release);
         waiters.closed = true;
 
-        // The slot's waiter sees CLOSED when it is polled.
-        self.fast_waker.wake();
-
         let mut wakers = WakeList::new();
         loop {
             while wakers.can_push() {
@@ -451,10 +458,15 @@ impl Semaphore {
             drop(waiters);
             wakers.wake_all();
             if !more {
-                return;
+                break;
             }
             waiters = self.waiters.lock();
         }
+        // The slot's waiter sees CLOSED when it is polled. Woken without
+        // the lock, like the others: a waker may be user code that touches
+        // this semaphore (it set CLOSED before, so a waiter registering
+        // now sees it).
+        self.fast_waker.wake();
     }
 }
 

@@ -340,3 +340,92 @@ async fn send_timeout_times_out_when_full_and_reports_close() {
     assert!(matches!(err, SendTimeoutError::Closed(4)));
     assert_eq!(err.to_string(), "channel closed");
 }
+
+/// After `close`, the receiver waits for outstanding reservations and is
+/// woken once the last one comes back: by a permit's drop, or by a
+/// reservation that fails or is cancelled holding a slot it was given;
+/// not while another slot is still out.
+#[test]
+fn closed_receiver_is_woken_when_the_last_reservation_returns() {
+    use std::future::Future;
+    use std::task::{Context, Waker};
+    let noop = &mut Context::from_waker(Waker::noop());
+
+    for cancel in [false, true] {
+        let (tx, mut rx) = mpsc::channel::<()>(2);
+        let permit = tx.try_reserve().unwrap();
+        // Gets one slot now, queues for the other.
+        let mut reserve = Box::pin(tx.reserve_many(2));
+        assert!(reserve.as_mut().poll(noop).is_pending());
+        rx.close();
+        let (wakes, waker) = counting_waker();
+        assert!(rx.poll_recv(&mut Context::from_waker(&waker)).is_pending());
+        drop(permit);
+        // The queued reservation still holds a slot: not idle, no wake.
+        assert_eq!(wakes.count(), 0);
+        if cancel {
+            drop(reserve);
+        } else {
+            assert!(matches!(reserve.as_mut().poll(noop), Poll::Ready(Err(_))));
+        }
+        assert_eq!(wakes.count(), 1);
+        assert!(matches!(rx.poll_recv(noop), Poll::Ready(None)));
+    }
+}
+
+/// `Permit::send` whose wake of the receiver panics still delivers the
+/// value and keeps the capacity right (the permit is not given back too).
+#[test]
+fn permit_send_with_a_panicking_receiver_waker() {
+    struct Panics;
+    impl std::task::Wake for Panics {
+        fn wake(self: std::sync::Arc<Self>) {
+            panic!("waker panicked");
+        }
+    }
+    let (tx, mut rx) = mpsc::channel(1);
+    let waker = std::task::Waker::from(std::sync::Arc::new(Panics));
+    assert!(
+        rx.poll_recv(&mut std::task::Context::from_waker(&waker))
+            .is_pending()
+    );
+    let permit = tx.try_reserve().unwrap();
+    assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| permit.send(7))).is_err());
+    assert_eq!((tx.capacity(), rx.len()), (0, 1));
+    assert_eq!(rx.try_recv(), Ok(7));
+    assert_eq!(tx.capacity(), 1);
+}
+
+/// Dropping the receiver drops every queued value even if one's `Drop`
+/// panics, and lets go of the receiver's waker at once.
+#[test]
+fn receiver_drop_drains_through_a_panic_and_releases_its_waker() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    struct Bomb(bool);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, SeqCst);
+            if self.0 {
+                panic!("boom");
+            }
+        }
+    }
+    let (tx, rx) = mpsc::unbounded_channel();
+    for explode in [true, false, false] {
+        tx.send(Bomb(explode)).map_err(|_| ()).unwrap();
+    }
+    assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(rx))).is_err());
+    assert_eq!(DROPS.load(SeqCst), 3);
+    drop(tx);
+
+    let (wakes, waker) = counting_waker();
+    let (_tx, mut rx) = mpsc::channel::<()>(1);
+    assert!(
+        rx.poll_recv(&mut std::task::Context::from_waker(&waker))
+            .is_pending()
+    );
+    assert_eq!(std::sync::Arc::strong_count(&wakes), 3);
+    drop(rx);
+    assert_eq!(std::sync::Arc::strong_count(&wakes), 2);
+}

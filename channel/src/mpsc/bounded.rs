@@ -180,12 +180,9 @@ impl<T> Sender<T> {
     /// Cancel safe, except that the place in the queue is lost.
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
         let chan = &*self.tx.chan;
-        match chan.semaphore().acquire().await {
-            Ok(p) => {
-                p.forget();
-                Ok(Permit { chan })
-            }
-            Err(_) => Err(SendError(())),
+        match chan.reserve(1).await {
+            Ok(()) => Ok(Permit { chan }),
+            Err(()) => Err(SendError(())),
         }
     }
 
@@ -200,12 +197,9 @@ impl<T> Sender<T> {
         if n > chan.bound() {
             return Err(SendError(()));
         }
-        match chan.semaphore().acquire_many(n as u32).await {
-            Ok(p) => {
-                p.forget();
-                Ok(PermitIterator { chan, n })
-            }
-            Err(_) => Err(SendError(())),
+        match chan.reserve(n as u32).await {
+            Ok(()) => Ok(PermitIterator { chan, n }),
+            Err(()) => Err(SendError(())),
         }
     }
 
@@ -244,9 +238,8 @@ impl<T> Sender<T> {
     ///
     /// Cancel safe, except that the place in the queue is lost.
     pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
-        match self.tx.chan.semaphore().acquire().await {
-            Ok(p) => p.forget(),
-            Err(_) => return Err(SendError(())),
+        if self.tx.chan.reserve(1).await.is_err() {
+            return Err(SendError(()));
         }
         Ok(OwnedPermit { sender: Some(self) })
     }
@@ -292,9 +285,11 @@ impl<T> Receiver<T> {
 impl<T> Permit<'_, T> {
     /// Sends `value` into the reserved slot.
     pub fn send(self, value: T) {
-        self.chan.push(value);
-        // The slot is now the value's: no give-back on drop.
+        let chan = self.chan;
+        // The slot is now the value's: no give-back on drop, even if waking
+        // the receiver panics after the value is in.
         std::mem::forget(self);
+        chan.push(value);
     }
 }
 

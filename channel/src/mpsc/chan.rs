@@ -110,12 +110,44 @@ impl<T> Chan<T> {
     pub(super) fn release_permit(&self) {
         if self.bound > 0 {
             self.semaphore.add_permits(1);
-            if self.rx_closed.load(Acquire) {
-                // Dekker: permit returned; fence; look for the receiver
-                // (the permit count is not a `SeqCst` claim).
-                fence(SeqCst);
-                self.wake_rx();
+            self.wake_rx_if_idle();
+        }
+    }
+
+    /// After capacity came back: if the receiver closed the channel and no
+    /// reservation is outstanding any more, the receiver is done waiting
+    /// (it sees `None` once the list is drained). Only then is it woken:
+    /// of several concurrent returns, the last in the count's order sees
+    /// the full count.
+    fn wake_rx_if_idle(&self) {
+        if self.rx_closed.load(Acquire) && self.semaphore.available_permits() == self.bound {
+            // Dekker: permit returned; fence; look for the receiver (the
+            // permit count is not a `SeqCst` claim).
+            fence(SeqCst);
+            self.wake_rx();
+        }
+    }
+
+    /// Reserves `n` slots. A reservation that fails (the receiver closed)
+    /// or is cancelled gives back the slots it was already assigned, which
+    /// may leave a closed channel idle: the receiver is then woken (the
+    /// guard's drop, after the acquire future's, which returns them).
+    pub(super) async fn reserve(&self, n: u32) -> Result<(), ()> {
+        struct Returned<'a, T>(&'a Chan<T>);
+        impl<T> Drop for Returned<'_, T> {
+            fn drop(&mut self) {
+                self.0.wake_rx_if_idle();
             }
+        }
+        let returned = Returned(self);
+        let res = self.semaphore.acquire_many(n).await;
+        match res {
+            Ok(permit) => {
+                permit.forget();
+                std::mem::forget(returned);
+                Ok(())
+            }
+            Err(_) => Err(()),
         }
     }
 
@@ -240,10 +272,24 @@ impl<T> Chan<T> {
         self.list.len()
     }
 
-    /// The receiver is dropped: close, and drop what is left.
+    /// The receiver is dropped: close, let go of its waker (it may keep a
+    /// task's memory alive), and drop what is left, every value even if
+    /// one's `Drop` panics.
     pub(super) fn rx_drop(&self) {
+        struct Drain<'a, T>(&'a Chan<T>);
+        impl<T> Drop for Drain<'_, T> {
+            fn drop(&mut self) {
+                while self.0.try_pop().is_some() {}
+            }
+        }
         self.close();
+        drop(self.rx_waker.take());
+        // If a value's `Drop` panics, the guard drains the rest while the
+        // panic unwinds (a second panic then aborts, as any panic during
+        // unwinding does).
+        let guard = Drain(self);
         while self.try_pop().is_some() {}
+        std::mem::forget(guard);
     }
 
     /// Whether the receiver reports the channel closed.

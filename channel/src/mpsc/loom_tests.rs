@@ -49,3 +49,22 @@ fn permit_drop_after_close_ends_the_channel() {
         assert!(t.join().unwrap());
     });
 }
+
+/// Two permits coming back at once after `close`: the receiver is woken
+/// only when the count is full again, so the later return in the count's
+/// order must see it (a lost wake-up deadlocks the model).
+#[test]
+fn concurrent_permit_returns_after_close_end_the_channel() {
+    loom::model(|| {
+        let (tx, mut rx) = channel::<u32>(2);
+        let a = tx.clone().try_reserve_owned().unwrap();
+        let b = tx.try_reserve_owned().unwrap();
+        rx.close();
+        // The senders come back alive: only the permits end the channel.
+        let ta = thread::spawn(move || a.release());
+        let tb = thread::spawn(move || b.release());
+        assert_eq!(block_on(rx.recv()), None);
+        let senders = (ta.join().unwrap(), tb.join().unwrap());
+        assert!(senders.0.is_closed() && senders.1.is_closed());
+    });
+}

@@ -241,3 +241,37 @@ async fn slots_are_reused_without_mixing_up_entries() {
     }
     assert_eq!(format!("{set:?}"), "JoinSet { len: 0 }");
 }
+
+/// The parent waker a poll replaces is dropped after the set's lock is
+/// released: here dropping it drives a runtime, which completes a task of
+/// the set, whose wake takes that lock.
+#[test]
+fn replaced_parent_waker_is_dropped_outside_the_lock() {
+    use std::task::{Context, Wake, Waker};
+    struct DriveOnDrop(volt::runtime::Runtime);
+    impl Wake for DriveOnDrop {
+        fn wake(self: Arc<Self>) {}
+    }
+    impl Drop for DriveOnDrop {
+        fn drop(&mut self) {
+            self.0.block_on(volt::task::yield_now());
+        }
+    }
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut set = volt::task::JoinSet::new();
+    set.spawn_on(async { 42 }, rt.handle());
+    let waker = Waker::from(Arc::new(DriveOnDrop(rt)));
+    assert!(
+        set.poll_join_next(&mut Context::from_waker(&waker))
+            .is_pending()
+    );
+    drop(waker);
+    // Replacing the waker runs the task (in the old waker's drop).
+    assert!(
+        set.poll_join_next(&mut Context::from_waker(Waker::noop()))
+            .is_pending()
+    );
+    assert_eq!(set.try_join_next().unwrap().unwrap(), 42);
+}

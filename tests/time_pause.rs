@@ -243,3 +243,18 @@ async fn io_woken_task_runs_before_the_clock_advances() {
     assert_eq!(h.await.unwrap(), Duration::ZERO);
     assert_eq!(start.elapsed(), Duration::from_millis(100));
 }
+
+/// A blocking task that finishes while nobody awaits it unparks the
+/// runtime, which parked for real while auto-advance was held off: the
+/// paused clock then jumps to the hour-long sleep's end at once instead of
+/// the thread sleeping that hour. (The real-time bound only tells "jumped"
+/// from "slept the hour".)
+#[volt::test(start_paused = true)]
+async fn finished_blocking_task_lets_the_clock_advance() {
+    let real = std::time::Instant::now();
+    let blocking =
+        volt::task::spawn_blocking(|| std::thread::sleep(std::time::Duration::from_millis(1)));
+    volt::time::sleep(volt::time::Duration::from_secs(3600)).await;
+    blocking.await.unwrap();
+    assert!(real.elapsed() < std::time::Duration::from_secs(60));
+}

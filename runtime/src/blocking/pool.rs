@@ -468,8 +468,10 @@ impl fmt::Debug for Inner {
 /// Holds a paused current-thread runtime's clock back from auto-advancing
 /// while a blocking closure runs (the idle tasks may be waiting for it), as
 /// tokio's `test-util` does. Released when the closure returns or when the
-/// task is dropped unrun. Releasing does not unpark the driver: the task's
-/// own completion (its `JoinHandle` wake, or whatever it sends) does.
+/// task is dropped unrun. Releasing unparks the driver, as tokio's does: a
+/// runtime that parked for real while auto-advance was held off (for the
+/// next timer, say 15 s) must get the chance to advance now, even if
+/// nobody awaits the blocking task.
 #[cfg(feature = "test-util")]
 struct AutoAdvanceGuard {
     handle: Option<crate::scheduler::Handle>,
@@ -495,6 +497,7 @@ impl Drop for AutoAdvanceGuard {
     fn drop(&mut self) {
         if let Some(h) = self.handle.take() {
             h.driver().clock().allow_auto_advance();
+            h.driver().unpark();
         }
     }
 }

@@ -329,12 +329,16 @@ impl<T: 'static> JoinSet<T> {
                 match state.notified.pop_front() {
                     Some(n) => n,
                     None => {
-                        if let Some(w) = waiter {
-                            match &state.waiter {
-                                Some(old) if old.will_wake(w) => {}
-                                _ => state.waiter = Some(w.clone()),
-                            }
-                        }
+                        let replaced = match (waiter, &state.waiter) {
+                            (Some(w), Some(old)) if old.will_wake(w) => None,
+                            (Some(w), _) => state.waiter.replace(w.clone()),
+                            (None, _) => None,
+                        };
+                        // The old waker is dropped after the lock: its drop
+                        // may run code (even a runtime) that completes one
+                        // of our tasks, whose wake takes this lock.
+                        drop(state);
+                        drop(replaced);
                         return None;
                     }
                 }

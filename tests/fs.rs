@@ -226,3 +226,64 @@ async fn file_from_owned_fd() {
     file.read_to_string(&mut got).await.unwrap();
     assert_eq!(got, "from an fd");
 }
+
+/// A `File` whose blocking task fails (here: cancelled by a blocking pool
+/// that is already shut down) reports an error and stays usable; polling
+/// again never touches the finished task (which would panic).
+#[test]
+fn file_survives_a_failed_blocking_task() {
+    use std::future::Future;
+    use std::task::{Context, Waker};
+
+    fn poll_once<F: Future>(fut: F) {
+        let _ = std::pin::pin!(fut).poll(&mut Context::from_waker(Waker::noop()));
+    }
+    let path = std::env::temp_dir().join(format!("volt-fs-dead-pool-{}", std::process::id()));
+    std::fs::write(&path, b"xxxx").unwrap();
+    let rt = volt::runtime::Builder::new_multi_thread().build().unwrap();
+    let handle = rt.handle().clone();
+    rt.shutdown_timeout(std::time::Duration::ZERO);
+    let _enter = handle.enter();
+    let std = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let mut file = volt::fs::File::from_std(std);
+    for _ in 0..2 {
+        poll_once(file.read(&mut [0; 4]));
+        poll_once(file.seek(std::io::SeekFrom::Start(0)));
+        poll_once(file.write(b"z"));
+        poll_once(file.flush());
+    }
+    drop(file);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[volt::test]
+async fn file_edges_as_tokio() {
+    let path = std::env::temp_dir().join(format!("volt-fs-edges-{}", std::process::id()));
+    std::fs::write(&path, b"hello").unwrap();
+
+    // An empty read is no read (and no EOF).
+    let mut file = volt::fs::File::open(&path).await.unwrap();
+    assert_eq!(file.read(&mut []).await.unwrap(), 0);
+    let mut buf = [0; 16];
+    assert_eq!(file.read(&mut buf).await.unwrap(), 5);
+
+    // Vectored writes go out whole; try_clone keeps the buffer size.
+    let mut file = volt::fs::File::create(&path).await.unwrap();
+    assert!(volt::io::AsyncWrite::is_write_vectored(&file));
+    let bufs = [
+        std::io::IoSlice::new(b"hello "),
+        std::io::IoSlice::new(b"world"),
+    ];
+    assert_eq!(file.write_vectored(&bufs).await.unwrap(), 11);
+    file.flush().await.unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"hello world");
+    file.set_max_buf_size(7);
+    assert_eq!(file.try_clone().await.unwrap().max_buf_size(), 7);
+    let zero = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| file.set_max_buf_size(0)));
+    assert!(zero.is_err());
+    volt::fs::remove_file(&path).await.unwrap();
+}

@@ -93,19 +93,35 @@ pub struct File {
 }
 
 impl Inner {
+    /// Waits for the operation in flight (there must be one) and goes back
+    /// to idle, with the operation's buffer. If the blocking task failed
+    /// (it panicked, or the pool was shut down and cancelled it), the
+    /// buffer went with it: idle with a fresh one, and the error.
+    fn poll_busy(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Operation>> {
+        let State::Busy(rx) = &mut self.state else {
+            unreachable!("poll_busy without an operation in flight");
+        };
+        let res = ready!(Pin::new(rx).poll(cx));
+        // Never leave a finished handle in place: polling it again panics.
+        Poll::Ready(match res {
+            Ok((op, buf)) => {
+                self.state = State::Idle(Some(buf));
+                Ok(op)
+            }
+            Err(e) => {
+                self.state = State::Idle(Some(Buf::default()));
+                Err(join_error(e))
+            }
+        })
+    }
+
     /// Waits for the operation in flight; records a write error.
     fn poll_complete_inflight(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        if let State::Busy(rx) = &mut self.state {
-            let (op, buf) = match ready!(Pin::new(rx).poll(cx)) {
-                Ok(done) => done,
-                // The std call panicked; the buffer went with it.
-                Err(e) => (Operation::Write(Err(join_error(e))), Buf::default()),
-            };
-            self.state = State::Idle(Some(buf));
-            match op {
-                Operation::Write(Err(e)) => self.last_write_err = Some(e.kind()),
-                Operation::Seek(Ok(pos)) => self.pos = pos,
-                _ => {}
+        if let State::Busy(_) = self.state {
+            match ready!(self.poll_busy(cx)) {
+                Ok(Operation::Write(Err(e))) | Err(e) => self.last_write_err = Some(e.kind()),
+                Ok(Operation::Seek(Ok(pos))) => self.pos = pos,
+                Ok(_) => {}
             }
         }
         Poll::Ready(())
@@ -241,7 +257,9 @@ impl File {
     pub async fn try_clone(&self) -> io::Result<File> {
         let std = self.std.clone();
         let std = asyncify(move || std.try_clone()).await?;
-        Ok(File::from_std(std))
+        let mut file = File::from_std(std);
+        file.max_buf_size = self.max_buf_size;
+        Ok(file)
     }
 
     /// Destructures `File` into a [`std::fs::File`], after the operation
@@ -307,7 +325,13 @@ impl File {
 
     /// Sets the largest chunk one blocking read or write moves (default
     /// 2 MiB).
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0 (tokio's message).
+    #[track_caller]
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
         self.max_buf_size = max_buf_size;
     }
 
@@ -334,6 +358,9 @@ impl AsyncRead for File {
                     buf.copy_to(dst);
                     return Poll::Ready(Ok(()));
                 }
+                // Nothing asked for: no blocking read (which would also
+                // look like EOF).
+                State::Idle(_) if dst.remaining() == 0 => return Poll::Ready(Ok(())),
                 State::Idle(_) => {
                     let mut buf = inner.take_buf();
                     let std = me.std.clone();
@@ -343,26 +370,20 @@ impl AsyncRead for File {
                         (Operation::Read(res), buf)
                     }));
                 }
-                State::Busy(rx) => {
-                    let (op, mut buf) = ready!(Pin::new(rx).poll(cx)).map_err(join_error)?;
-                    match op {
-                        Operation::Read(res) => {
+                State::Busy(_) => match ready!(inner.poll_busy(cx))? {
+                    Operation::Read(res) => {
+                        if let State::Idle(Some(buf)) = &mut inner.state {
                             buf.copy_to(dst);
-                            inner.state = State::Idle(Some(buf));
-                            return Poll::Ready(res.map(drop));
                         }
-                        Operation::Write(res) => {
-                            inner.state = State::Idle(Some(buf));
-                            res?;
-                        }
-                        Operation::Seek(res) => {
-                            inner.state = State::Idle(Some(buf));
-                            if let Ok(pos) = res {
-                                inner.pos = pos;
-                            }
+                        return Poll::Ready(res.map(drop));
+                    }
+                    Operation::Write(res) => res?,
+                    Operation::Seek(res) => {
+                        if let Ok(pos) = res {
+                            inner.pos = pos;
                         }
                     }
-                }
+                },
             }
         }
     }
@@ -374,13 +395,27 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
+        self.poll_write_vectored(cx, &[io::IoSlice::new(src)])
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    /// One blocking write of as many of the slices as fit in
+    /// `max_buf_size`.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
         let inner = me.inner.get_mut().unwrap_or_else(|e| e.into_inner());
         ready!(inner.poll_flush(cx))?;
         let mut buf = inner.take_buf();
         // Read-ahead bytes were not consumed: write where the caller is.
         let back = buf.discard_read();
-        let n = buf.copy_from(src, me.max_buf_size);
+        let n = buf.copy_from_slices(bufs, me.max_buf_size);
         let std = me.std.clone();
         inner.state = State::Busy(spawn_blocking(move || {
             let res = if back != 0 {
@@ -439,20 +474,16 @@ impl AsyncSeek for File {
         loop {
             match &mut inner.state {
                 State::Idle(_) => return Poll::Ready(Ok(inner.pos)),
-                State::Busy(rx) => {
-                    let (op, buf) = ready!(Pin::new(rx).poll(cx)).map_err(join_error)?;
-                    inner.state = State::Idle(Some(buf));
-                    match op {
-                        Operation::Seek(res) => {
-                            if let Ok(pos) = res {
-                                inner.pos = pos;
-                            }
-                            return Poll::Ready(res);
+                State::Busy(_) => match ready!(inner.poll_busy(cx))? {
+                    Operation::Seek(res) => {
+                        if let Ok(pos) = res {
+                            inner.pos = pos;
                         }
-                        Operation::Write(Err(e)) => inner.last_write_err = Some(e.kind()),
-                        _ => {}
+                        return Poll::Ready(res);
                     }
-                }
+                    Operation::Write(Err(e)) => inner.last_write_err = Some(e.kind()),
+                    _ => {}
+                },
             }
         }
     }

@@ -57,9 +57,21 @@ impl Buf {
 
     /// Takes up to `max` bytes of `src` (the buffer must be empty).
     pub(crate) fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+        self.copy_from_slices(&[io::IoSlice::new(src)], max)
+    }
+
+    /// Copies from the slices in order, up to `max` bytes in all.
+    pub(crate) fn copy_from_slices(&mut self, bufs: &[io::IoSlice<'_>], max: usize) -> usize {
         debug_assert!(self.is_empty());
-        let n = src.len().min(max);
-        self.buf.extend_from_slice(&src[..n]);
+        let mut n = 0;
+        for b in bufs {
+            let take = b.len().min(max - n);
+            self.buf.extend_from_slice(&b[..take]);
+            n += take;
+            if n == max {
+                break;
+            }
+        }
         n
     }
 

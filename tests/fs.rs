@@ -287,3 +287,26 @@ async fn file_edges_as_tokio() {
     assert!(zero.is_err());
     volt::fs::remove_file(&path).await.unwrap();
 }
+
+/// After the runtime shut down, `fs` helpers fail with tokio's
+/// "background task failed", and stdout/stderr writes with the runtime's
+/// shutdown error (their blocking calls are mandatory: once spawned they
+/// run, but none can be spawned any more).
+#[test]
+fn blocking_io_after_shutdown_fails_as_tokio() {
+    use volt::runtime::{Builder, Handle, is_rt_shutdown_err};
+    let rt = Builder::new_current_thread().build().unwrap();
+    let _enter = rt.enter();
+    rt.shutdown_timeout(std::time::Duration::from_secs(1000));
+    let err = Handle::current()
+        .block_on(fs::read_to_string("Cargo.toml"))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Other);
+    assert_eq!(err.get_ref().unwrap().to_string(), "background task failed");
+    for res in [
+        Handle::current().block_on(async { volt::io::stdout().write_all(b"x").await }),
+        Handle::current().block_on(async { volt::io::stderr().write_all(b"x").await }),
+    ] {
+        assert!(is_rt_shutdown_err(&res.unwrap_err()));
+    }
+}

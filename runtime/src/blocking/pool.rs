@@ -110,6 +110,21 @@ impl Task {
     }
 }
 
+/// `spawn_mandatory_blocking` on the current runtime: `None` if its pool
+/// already shut down.
+#[cfg(feature = "io-std")]
+#[track_caller]
+pub(crate) fn spawn_mandatory_blocking<F, R>(func: F) -> Option<JoinHandle<R>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let rt = Handle::current();
+    rt.inner
+        .blocking_spawner()
+        .spawn_mandatory_blocking(&rt, func)
+}
+
 /// `spawn_blocking` on the current runtime.
 #[track_caller]
 pub(crate) fn spawn_blocking<F, R>(func: F) -> JoinHandle<R>
@@ -224,7 +239,7 @@ impl Spawner {
 
     /// Spawns `func` so that it runs even if shutdown starts first; `None`
     /// if the pool already shut down.
-    #[cfg(feature = "rt-multi-thread")]
+    #[cfg(any(feature = "rt-multi-thread", feature = "io-std"))]
     pub(crate) fn spawn_mandatory_blocking<F, R>(
         &self,
         rt: &Handle,

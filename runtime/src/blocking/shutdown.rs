@@ -77,7 +77,8 @@ impl Receiver {
                  This happens when a runtime is dropped from within an asynchronous context."
             );
         }
-        let deadline = timeout.map(|t| Instant::now() + t);
+        // A timeout too long to add (`Duration::MAX`) waits for good.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let mut live = self.shared.live.lock();
         while *live > 0 {
             match deadline {

@@ -108,9 +108,9 @@ impl Inner {
                 self.state = State::Idle(Some(buf));
                 Ok(op)
             }
-            Err(e) => {
+            Err(_) => {
                 self.state = State::Idle(Some(Buf::default()));
-                Err(join_error(e))
+                Err(join_error())
             }
         })
     }

@@ -48,7 +48,8 @@ where
 {
     match crate::task::spawn_blocking(f).await {
         Ok(res) => res,
-        Err(e) => Err(io::Error::other(format!("background task failed: {e}"))),
+        // tokio's error, whatever happened to the task.
+        Err(_) => Err(super::io::blocking::join_error()),
     }
 }
 

@@ -11,6 +11,13 @@
 //! comes back from the next write or flush (as a file's delayed write error
 //! does in tokio). `flush` waits for the write in flight, then runs a
 //! blocking `flush`.
+//!
+//! A blocking task that fails (panics, or is cancelled by a pool that shut
+//! down) takes the value with it: the state becomes `Idle(None)` and every
+//! later call fails, never polling the finished task again. Stdout and
+//! stderr spawn their calls as mandatory (they run even if a shutdown
+//! starts after the spawn); once the pool is gone they fail at once with
+//! the runtime's shutdown error, as tokio's do.
 
 use super::ReadBuf;
 #[cfg(feature = "io-std")]
@@ -55,12 +62,8 @@ impl Buf {
         n
     }
 
-    /// Takes up to `max` bytes of `src` (the buffer must be empty).
-    pub(crate) fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
-        self.copy_from_slices(&[io::IoSlice::new(src)], max)
-    }
-
-    /// Copies from the slices in order, up to `max` bytes in all.
+    /// Copies from the slices in order, up to `max` bytes in all (the
+    /// buffer must be empty).
     pub(crate) fn copy_from_slices(&mut self, bufs: &[io::IoSlice<'_>], max: usize) -> usize {
         debug_assert!(self.is_empty());
         let mut n = 0;
@@ -116,14 +119,22 @@ impl Buf {
     }
 }
 
-/// A `JoinError` of a blocking I/O call (a panic in the std value) as an
-/// `io::Error`.
-pub(crate) fn join_error(e: crate::task::JoinError) -> io::Error {
-    io::Error::other(e)
+/// The runtime's shutdown error (`runtime::is_rt_shutdown_err` knows it).
+#[cfg(feature = "io-std")]
+fn shutdown_error() -> io::Error {
+    io::Error::other(crate::context::RUNTIME_SHUTTING_DOWN_ERROR)
+}
+
+/// The `io::Error` of a blocking I/O call whose task failed (it panicked,
+/// or the pool shut down and cancelled it): tokio's, whatever happened.
+pub(crate) fn join_error() -> io::Error {
+    io::Error::other("background task failed")
 }
 
 #[cfg(feature = "io-std")]
 enum State<T> {
+    /// `None`: the value is gone, with a blocking task that failed or could
+    /// not be spawned (the runtime shut down); every call fails.
     Idle(Option<Buf>),
     Busy(JoinHandle<(io::Result<usize>, Buf, T)>),
 }
@@ -135,6 +146,9 @@ pub(crate) struct Blocking<T> {
     inner: Option<T>,
     state: State<T>,
     need_flush: bool,
+    /// Calls are spawned as mandatory: once spawned, they run even if the
+    /// runtime starts shutting down (stdout and stderr, as tokio's).
+    mandatory: bool,
 }
 
 #[cfg(feature = "io-std")]
@@ -153,14 +167,32 @@ impl<T: Send + 'static> Blocking<T> {
             inner: Some(inner),
             state: State::Idle(Some(Buf::default())),
             need_flush: false,
+            mandatory: false,
+        }
+    }
+
+    /// `new`, with calls that run even if a shutdown starts after they
+    /// were spawned (and fail at once with the runtime's shutdown error if
+    /// it already did).
+    pub(crate) fn new_mandatory(inner: T) -> Self {
+        Blocking {
+            mandatory: true,
+            ..Blocking::new(inner)
         }
     }
 
     /// Waits for the call in flight (if any) and takes back the value and
-    /// buffer; returns the call's result.
+    /// buffer; returns the call's result. A failed task took the value
+    /// with it: from then on every call fails.
     fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         if let State::Busy(rx) = &mut self.state {
-            let (res, buf, inner) = ready!(Pin::new(rx).poll(cx)).map_err(join_error)?;
+            let res = ready!(Pin::new(rx).poll(cx));
+            // Never leave a finished handle in place: polling it again
+            // panics.
+            let Ok((res, buf, inner)) = res else {
+                self.state = State::Idle(None);
+                return Poll::Ready(Err(join_error()));
+            };
             self.inner = Some(inner);
             self.state = State::Idle(Some(buf));
             return Poll::Ready(res);
@@ -168,16 +200,39 @@ impl<T: Send + 'static> Blocking<T> {
         Poll::Ready(Ok(0))
     }
 
-    fn idle_parts(&mut self) -> (Buf, T) {
+    /// The value and buffer, to move into a blocking call; the runtime's
+    /// shutdown error once they are gone.
+    fn idle_parts(&mut self) -> io::Result<(Buf, T)> {
         let State::Idle(buf) = &mut self.state else {
             unreachable!("idle_parts while a call is in flight")
         };
-        let buf = buf.take().expect("Blocking buffer present while idle");
-        let inner = self
-            .inner
-            .take()
-            .expect("Blocking value present while idle");
-        (buf, inner)
+        match (buf.take(), self.inner.take()) {
+            (Some(buf), Some(inner)) => Ok((buf, inner)),
+            _ => Err(shutdown_error()),
+        }
+    }
+
+    /// Runs `f` on the blocking pool (`Busy`), or fails with the runtime's
+    /// shutdown error if a mandatory call cannot be spawned any more.
+    fn start<F>(&mut self, f: F) -> io::Result<()>
+    where
+        F: FnOnce() -> (io::Result<usize>, Buf, T) + Send + 'static,
+    {
+        if !self.mandatory {
+            self.state = State::Busy(spawn_blocking(f));
+            return Ok(());
+        }
+        match crate::blocking::pool::spawn_mandatory_blocking(f) {
+            Some(handle) => {
+                self.state = State::Busy(handle);
+                Ok(())
+            }
+            None => {
+                // The value went with the unspawned closure.
+                self.state = State::Idle(None);
+                Err(shutdown_error())
+            }
+        }
     }
 }
 
@@ -195,12 +250,12 @@ impl<T: Read + Send + 'static> Blocking<T> {
                     return Poll::Ready(Ok(()));
                 }
                 State::Idle(_) => {
-                    let (mut buf, mut inner) = self.idle_parts();
+                    let (mut buf, mut inner) = self.idle_parts()?;
                     let max = dst.remaining().min(MAX_BUF);
-                    self.state = State::Busy(spawn_blocking(move || {
+                    self.start(move || {
                         let res = buf.read_from(&mut inner, max);
                         (res, buf, inner)
-                    }));
+                    })?;
                 }
                 State::Busy(_) => {
                     let res = ready!(self.poll_idle(cx));
@@ -223,12 +278,12 @@ impl<T: Write + Send + 'static> Blocking<T> {
     ) -> Poll<io::Result<usize>> {
         // A failed earlier write reports here.
         ready!(self.poll_idle(cx))?;
-        let (mut buf, mut inner) = self.idle_parts();
-        let n = buf.copy_from(src, MAX_BUF);
-        self.state = State::Busy(spawn_blocking(move || {
+        let (mut buf, mut inner) = self.idle_parts()?;
+        let n = buf.copy_from_slices(&[io::IoSlice::new(src)], MAX_BUF);
+        self.start(move || {
             let res = buf.write_to(&mut inner).map(|()| n);
             (res, buf, inner)
-        }));
+        })?;
         self.need_flush = true;
         Poll::Ready(Ok(n))
     }
@@ -240,11 +295,11 @@ impl<T: Write + Send + 'static> Blocking<T> {
                 return Poll::Ready(Ok(()));
             }
             self.need_flush = false;
-            let (buf, mut inner) = self.idle_parts();
-            self.state = State::Busy(spawn_blocking(move || {
+            let (buf, mut inner) = self.idle_parts()?;
+            self.start(move || {
                 let res = inner.flush().map(|()| 0);
                 (res, buf, inner)
-            }));
+            })?;
         }
     }
 }

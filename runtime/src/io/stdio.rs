@@ -102,14 +102,14 @@ pub fn stdin() -> Stdin {
 /// ```
 pub fn stdout() -> Stdout {
     Stdout {
-        std: Blocking::new(io::stdout()),
+        std: Blocking::new_mandatory(io::stdout()),
     }
 }
 
 /// Constructs a new handle to the standard error of the current process.
 pub fn stderr() -> Stderr {
     Stderr {
-        std: Blocking::new(io::stderr()),
+        std: Blocking::new_mandatory(io::stderr()),
     }
 }
 

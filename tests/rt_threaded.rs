@@ -570,3 +570,15 @@ fn panic_in_block_on_leaves_the_runtime_usable() {
         );
     }
 }
+
+/// `shutdown_timeout(Duration::MAX)` waits for good (no `Instant`
+/// overflow panic).
+#[test]
+fn shutdown_timeout_of_duration_max() {
+    let rt = volt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    rt.spawn_blocking(|| {});
+    rt.shutdown_timeout(std::time::Duration::MAX);
+}

@@ -252,3 +252,52 @@ async fn a_yielding_local_task_goes_behind_the_queued_ones() {
         .await;
     assert_eq!(*log.borrow(), ["a0", "b", "a1"]);
 }
+
+/// `block_in_place` inside a `LocalSet` panics with tokio's message on the
+/// multi-thread runtime too (the worker's core would move away from the
+/// set's `!Send` tasks), from `run_until` and from a local task.
+#[volt::test(flavor = "multi_thread", worker_threads = 1)]
+#[should_panic = "can call blocking only when running on the multi-threaded runtime"]
+async fn block_in_place_in_a_local_set_panics() {
+    volt::task::LocalSet::new()
+        .run_until(async { volt::task::block_in_place(|| {}) })
+        .await;
+}
+
+#[volt::test(flavor = "multi_thread", worker_threads = 1)]
+async fn block_in_place_in_a_local_task_panics() {
+    let local = volt::task::LocalSet::new();
+    let task = local.spawn_local(async { volt::task::block_in_place(|| {}) });
+    local.await;
+    let err = task.await.unwrap_err();
+    let payload = err.into_panic();
+    let msg = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied());
+    assert_eq!(
+        msg,
+        Some("can call blocking only when running on the multi-threaded runtime")
+    );
+}
+
+/// A `LocalSet` kept in a thread-local is dropped when the thread exits,
+/// possibly after volt's own thread-locals: no abort.
+#[test]
+fn local_set_in_a_thread_local_drops_at_thread_exit() {
+    thread_local! {
+        static SET: volt::task::LocalSet = volt::task::LocalSet::new();
+    }
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    std::thread::spawn(move || {
+        SET.with(|set| {
+            set.spawn_local(std::future::pending::<()>());
+            handle.block_on(set.run_until(async {}));
+        })
+    })
+    .join()
+    .unwrap();
+}

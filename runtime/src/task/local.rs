@@ -170,6 +170,15 @@ std::thread_local! {
     };
 }
 
+/// Whether a [`LocalSet`] is running, or entered, on this thread
+/// (`block_in_place` refuses to run there, as tokio's).
+#[cfg(feature = "rt-multi-thread")]
+pub(crate) fn in_local_set() -> bool {
+    CURRENT
+        .try_with(|data| data.ctx.borrow().is_some())
+        .unwrap_or(false)
+}
+
 /// Spawns a `!Send` future on the current [`LocalSet`].
 ///
 /// The spawned future will run on the same thread that called
@@ -259,7 +268,8 @@ pub struct LocalEnterGuard {
 
 impl Drop for LocalEnterGuard {
     fn drop(&mut self) {
-        CURRENT.with(|data| {
+        // `try_with`: nothing to restore once the thread's locals are gone.
+        let _ = CURRENT.try_with(|data| {
             *data.ctx.borrow_mut() = self.prev.take();
             data.ticking.set(self.prev_ticking);
         });
@@ -507,7 +517,13 @@ impl Future for LocalSet {
 
 impl Drop for LocalSet {
     fn drop(&mut self) {
-        let _guard = self.enter_inner(true);
+        // A set kept in a thread-local may be dropped after this thread's
+        // `CURRENT` is gone: its tasks are then dropped without the set
+        // entered (entering would panic, and a panic there aborts).
+        let _guard = CURRENT
+            .try_with(|_| ())
+            .is_ok()
+            .then(|| self.enter_inner(true));
         let shared = &self.context.shared;
         // Cancel every task (drops the futures here, on the owner thread),
         // then the queued notifications.

@@ -119,7 +119,7 @@ mod id;
 mod join;
 mod join_set;
 pub(crate) mod list;
-mod local;
+pub(crate) mod local;
 mod raw;
 mod spawn;
 mod state;

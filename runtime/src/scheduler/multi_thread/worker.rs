@@ -245,7 +245,14 @@ where
     let setup_result = with_current(|maybe_cx| {
         match (context::current_enter_context(), maybe_cx.is_some()) {
             (context::EnterRuntime::Entered { .. }, true) => {
-                // On a worker thread of this runtime.
+                // On a worker thread of this runtime; but not inside a
+                // `LocalSet`: its `!Send` tasks live on this thread, and the
+                // worker's core would move to another (tokio refuses too).
+                if crate::task::local::in_local_set() {
+                    return Err(
+                        "can call blocking only when running on the multi-threaded runtime",
+                    );
+                }
                 had_entered = true;
             }
             (
@@ -256,7 +263,7 @@ where
             ) => {
                 // Driving a runtime but not as a worker: fine only inside
                 // the multi-thread runtime's `block_on`.
-                if allow_block_in_place {
+                if allow_block_in_place && !crate::task::local::in_local_set() {
                     had_entered = true;
                     return Ok(());
                 } else {

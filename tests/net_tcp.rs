@@ -380,3 +380,20 @@ async fn accept_wakes_every_waiting_task() {
         woken_rx.recv().await.unwrap();
     }
 }
+
+/// `shutdown` after the peer reset the connection is `Ok` (Linux reports
+/// `NotConnected`, which tokio maps to success).
+#[volt::test]
+async fn shutdown_after_the_peer_reset_is_ok() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mut client = TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    server.set_zero_linger().unwrap();
+    drop(server); // sends RST
+    // Wait until the reset has arrived.
+    let mut buf = [0; 1];
+    while !matches!(client.read(&mut buf).await, Err(_) | Ok(0)) {}
+    client.shutdown().await.unwrap();
+}

@@ -67,9 +67,13 @@ macro_rules! stream_io_methods {
             }
 
             /// Shuts down the read, write, or both halves of this
-            /// connection.
+            /// connection; `NotConnected` (the peer already reset it)
+            /// counts as done, as in tokio.
             pub(crate) fn shutdown_std(&self, how: std::net::Shutdown) -> io::Result<()> {
-                self.io.shutdown(how)
+                match self.io.shutdown(how) {
+                    Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+                    res => res,
+                }
             }
 
             /// The read path shared with the split halves.

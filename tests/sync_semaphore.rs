@@ -326,3 +326,21 @@ async fn out_of_budget_waiter_keeps_its_place() {
         Poll::Pending
     ));
 }
+
+/// A task out of coop budget does not take free permits just to hold them
+/// across its yield: it yields first, and takes them when it runs again.
+#[volt::test]
+async fn out_of_budget_task_leaves_free_permits_alone() {
+    use std::task::Waker;
+    use volt::task::coop::consume_budget;
+
+    let sem = Semaphore::new(1);
+    while poll_once(std::pin::pin!(consume_budget()), Waker::noop()).is_ready() {}
+    let mut acq = std::pin::pin!(sem.acquire());
+    assert!(poll_once(acq.as_mut(), Waker::noop()).is_pending());
+    assert_eq!(sem.available_permits(), 1, "nothing taken while yielding");
+    assert!(
+        sem.try_acquire().is_ok(),
+        "another task may take it meanwhile"
+    );
+}

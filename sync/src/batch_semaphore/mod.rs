@@ -189,6 +189,14 @@ impl Semaphore {
         self.permits.load(Acquire) & CLOSED == CLOSED
     }
 
+    /// Whether an acquire of `n` permits would take them at once rather
+    /// than wait (or fail: closed). A hint: it may change right after.
+    pub(super) fn permits_free_for(&self, n: usize) -> bool {
+        // Relaxed: only a hint, nothing is read through it.
+        let curr = self.permits.load(Relaxed);
+        curr & CLOSED == 0 && curr >> PERMIT_SHIFT >= n
+    }
+
     /// Takes `num_permits` if they are available and nobody waits.
     #[inline]
     #[track_caller]
@@ -334,7 +342,9 @@ impl Semaphore {
 
             // A waiter may have entered the slot since our lock-free look;
             // under the lock no new one can (invariant 2).
-            rem = self.release_to_fast_slot(rem, self.is_closed());
+            // `waiters.closed`, not the `permits` word: no extra miss on
+            // that contended line inside the critical section.
+            rem = self.release_to_fast_slot(rem, waiters.closed);
 
             let mut is_empty = false;
             while rem > 0 && wakers.can_push() {
@@ -374,7 +384,7 @@ impl Semaphore {
                 // After a close the slot's waiter will fail: it is not
                 // served (`release_to_fast_slot`) and does not hold the
                 // surplus back either.
-                if self.fast.load(Acquire) & FAST_OCCUPIED == 0 || self.is_closed() {
+                if self.fast.load(Acquire) & FAST_OCCUPIED == 0 || waiters.closed {
                     if !self.return_surplus(rem) {
                         // Nothing changed; unlock and wake before panicking.
                         drop(waiters);

@@ -175,3 +175,31 @@ async fn test_macro_name_names_the_runtime() {
         Some("named-by-the-macro")
     );
 }
+
+/// `spawn_local` through a `LocalRuntime`'s handle entered on another
+/// thread panics with tokio's message.
+#[test]
+#[should_panic(
+    expected = "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was created on"
+)]
+fn spawn_local_through_a_local_runtime_handle_on_another_thread_panics() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = LocalRuntime::new().unwrap();
+        tx.send(rt.handle().clone()).unwrap();
+    });
+    let handle = rx.recv().unwrap();
+    let _guard = handle.enter();
+    task::spawn_local(async {});
+}
+
+/// A plain runtime's handle entered without a `LocalSet`: the usual message.
+#[test]
+#[should_panic(
+    expected = "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+)]
+fn spawn_local_under_a_plain_runtime_handle_panics() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let _guard = rt.enter();
+    task::spawn_local(async {});
+}

@@ -72,6 +72,10 @@ impl LocalRuntime {
     }
 
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
+        if let crate::scheduler::Handle::CurrentThread(h) = &rt.handle().inner {
+            // A fresh runtime: nobody has set it yet.
+            let _ = h.local_owner.set(std::thread::current().id());
+        }
         LocalRuntime {
             local: LocalSet::new(),
             rt,

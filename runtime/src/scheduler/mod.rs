@@ -48,6 +48,15 @@ pub(crate) struct Config {
 }
 
 impl Handle {
+    /// The thread a `LocalRuntime` was built on, if this is one's handle.
+    pub(crate) fn local_owner(&self) -> Option<std::thread::ThreadId> {
+        match self {
+            Handle::CurrentThread(h) => h.local_owner.get().copied(),
+            #[cfg(feature = "rt-multi-thread")]
+            Handle::MultiThread(_) => None,
+        }
+    }
+
     pub(crate) fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,

@@ -43,6 +43,9 @@ const MAX_TASKS_PER_TICK: usize = 61;
 const OUTSIDE_LOCAL_SET: &str =
     "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`";
 
+const LOCAL_RUNTIME_OTHER_THREAD: &str =
+    "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was created on";
+
 /// A set of tasks which are executed on the same thread.
 ///
 /// In some cases, it is necessary to run one or more futures that do not
@@ -230,7 +233,14 @@ where
     let ctx = CURRENT.with(|data| data.ctx.borrow().clone());
     match ctx {
         Some(ctx) => spawn_on(&ctx, future),
-        None => panic!("{}", OUTSIDE_LOCAL_SET),
+        None => {
+            // Entered a `LocalRuntime`'s handle on another thread?
+            let owner = crate::context::with_current(|h| h.local_owner());
+            if matches!(owner, Ok(Some(id)) if id != std::thread::current().id()) {
+                panic!("{}", LOCAL_RUNTIME_OTHER_THREAD);
+            }
+            panic!("{}", OUTSIDE_LOCAL_SET)
+        }
     }
 }
 

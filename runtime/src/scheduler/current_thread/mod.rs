@@ -36,8 +36,10 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
+use std::sync::OnceLock;
 use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::task::{Poll, Wake, Waker};
+use std::thread::ThreadId;
 use std::time::Duration;
 
 /// The current-thread scheduler, owned by the `Runtime`.
@@ -57,6 +59,9 @@ pub(crate) struct Handle {
     pub(crate) name: Option<String>,
     /// The `block_on` future's waker (sets `woken`, unparks the driver).
     waker: Waker,
+    /// The thread that built it, when it is a `LocalRuntime`'s: local tasks
+    /// can be spawned through its handle only there.
+    pub(crate) local_owner: OnceLock<ThreadId>,
 }
 
 struct Shared {
@@ -111,6 +116,7 @@ impl CurrentThread {
             waker: Waker::from(Arc::new(BlockOnWaker {
                 handle: weak.clone(),
             })),
+            local_owner: OnceLock::new(),
         });
 
         let core = AtomicCell::new(Some(Box::new(Core {

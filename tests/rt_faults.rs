@@ -155,9 +155,10 @@ fn dropping_a_runtime_with_everything_pending() {
         // Pending sleeps, and I/O that never becomes ready.
         let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let client = volt::net::TcpStream::connect(addr).await.unwrap();
+        let client = Arc::new(volt::net::TcpStream::connect(addr).await.unwrap());
+        // The accepted side starts out assumed ready (as tokio's): wait on
+        // the connecting side, which nobody writes to.
         let (server, _) = listener.accept().await.unwrap();
-        let server = Arc::new(server);
         let sem = Arc::new(volt::sync::Semaphore::new(0));
         let mutex = Arc::new(volt::sync::Mutex::new(()));
         let held = mutex.clone().lock_owned().await;
@@ -180,8 +181,8 @@ fn dropping_a_runtime_with_everything_pending() {
             }};
         }
         pend!(volt::time::sleep(Duration::from_secs(3600)).await);
-        let s = server.clone();
-        pend!(s.readable().await);
+        let c = client.clone();
+        pend!(c.readable().await);
         let s = sem.clone();
         pend!(s.acquire().await.map(drop));
         let m = mutex.clone();

@@ -390,6 +390,29 @@ impl LocalSet {
     /// provided future panics, or if called within an asynchronous
     /// execution context.
     ///
+    /// # Notes
+    ///
+    /// The local tasks run inside [`Runtime::block_on`] on this thread, so
+    /// they cannot block in place: [`block_in_place`] panics there ("can
+    /// call blocking only when running on the multi-threaded runtime"),
+    /// on either flavor. Move blocking work to [`spawn_blocking`] instead:
+    ///
+    /// ```should_panic
+    /// use volt_runtime::runtime::Runtime;
+    /// use volt_runtime::task;
+    ///
+    /// let rt = Runtime::new().unwrap();
+    /// let local = task::LocalSet::new();
+    /// local.block_on(&rt, async {
+    ///     let join = task::spawn_local(async {
+    ///         task::block_in_place(|| {
+    ///             // panics: a local task may not block in place
+    ///         });
+    ///     });
+    ///     join.await.unwrap();
+    /// })
+    /// ```
+    ///
     /// # Examples
     ///
     /// ```rust
@@ -400,14 +423,19 @@ impl LocalSet {
     /// let local = task::LocalSet::new();
     /// local.block_on(&rt, async {
     ///     let join = task::spawn_local(async {
-    ///         let blocking_result = task::block_in_place(|| {
+    ///         let blocking_result = task::spawn_blocking(|| {
     ///             // ...
-    ///         });
+    ///         })
+    ///         .await;
     ///         // ...
     ///     });
     ///     join.await.unwrap();
     /// })
     /// ```
+    ///
+    /// [`Runtime::block_on`]: crate::runtime::Runtime::block_on
+    /// [`block_in_place`]: fn@crate::task::block_in_place
+    /// [`spawn_blocking`]: fn@crate::task::spawn_blocking
     ///
     /// [`spawn_local`]: fn@spawn_local
     #[track_caller]

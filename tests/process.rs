@@ -202,3 +202,23 @@ async fn status_and_output_futures_do_not_borrow_the_command() {
     assert_eq!(first.stdout, b"first\n");
     assert_eq!(second.stdout, b"first second\n");
 }
+
+/// A child spawned in one runtime and awaited in another, after the first
+/// has shut down: the exit watch moves to the current runtime (tokio's
+/// `process_spawned_and_wait_in_different_runtime`). `cat` runs until
+/// `wait` closes its stdin, so the wait cannot find it already exited.
+#[test]
+fn child_spawned_in_a_dropped_runtime_is_awaited_in_another() {
+    let mut child = volt::runtime::Runtime::new().unwrap().block_on(async {
+        Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    });
+    let status = volt::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async { child.wait().await })
+        .unwrap();
+    assert!(status.success());
+}

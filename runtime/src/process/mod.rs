@@ -468,7 +468,7 @@ impl Child {
                     wait::reap_orphans();
                     continue;
                 }
-                std::task::ready!(r.watch.poll(cx))?;
+                std::task::ready!(r.watch.poll(r.std.id(), cx))?;
             }
         })
         .await

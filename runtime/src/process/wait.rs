@@ -41,19 +41,27 @@ impl ExitWatch {
     }
 
     /// `Ready` when the child may have exited (check with `try_wait`).
-    pub(super) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self {
-            ExitWatch::Pidfd(fd) => {
+    ///
+    /// A watch set up by a runtime that has since shut down (the child was
+    /// spawned in one runtime and is awaited in another) is set up again
+    /// in the current one; that also reports `Ready`, because the exit
+    /// may have happened while nobody watched.
+    pub(super) fn poll(&mut self, pid: u32, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let stale = match self {
+            ExitWatch::Pidfd(fd) => match ready!(fd.poll_read_ready(cx)) {
                 // Readable stays readable once the child exited: no need
                 // to clear it.
-                let _guard = ready!(fd.poll_read_ready(cx))?;
-                Poll::Ready(Ok(()))
-            }
-            ExitWatch::Sigchld(sig) => {
-                ready!(sig.poll_recv(cx));
-                Poll::Ready(Ok(()))
-            }
+                Ok(_guard) => false,
+                Err(e) if crate::runtime::is_rt_shutdown_err(&e) => true,
+                Err(e) => return Poll::Ready(Err(e)),
+            },
+            // `None`: the signal driver that fed it is gone.
+            ExitWatch::Sigchld(sig) => ready!(sig.poll_recv(cx)).is_none(),
+        };
+        if stale {
+            *self = ExitWatch::new(pid)?;
         }
+        Poll::Ready(Ok(()))
     }
 }
 

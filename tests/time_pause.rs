@@ -258,3 +258,29 @@ async fn finished_blocking_task_lets_the_clock_advance() {
     blocking.await.unwrap();
     assert!(real.elapsed() < std::time::Duration::from_secs(60));
 }
+
+/// A blocking closure that panics holds auto-advance back until its
+/// `JoinError` is stored and the joiner woken, not just until it unwinds
+/// (tokio's `panicking_blocking_task_wakes_paused_runtime`). The window
+/// was narrow (about one run in 40 lost it and timed out after paused
+/// time jumped 15 s), so try many times.
+#[test]
+fn panicking_blocking_task_holds_auto_advance_back_until_joinable() {
+    for _ in 0..200 {
+        let rt = volt::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let joined = timeout(
+                Duration::from_secs(15),
+                // `resume_unwind`: a panic without the hook's message.
+                volt::task::spawn_blocking(|| std::panic::resume_unwind(Box::new(()))),
+            )
+            .await
+            .expect("paused time must not advance past a running blocking task");
+            assert!(joined.unwrap_err().is_panic());
+        });
+    }
+}

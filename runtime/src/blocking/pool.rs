@@ -267,18 +267,9 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        #[cfg(feature = "test-util")]
-        let func = {
-            let guard = AutoAdvanceGuard::new(rt);
-            move || {
-                let ret = func();
-                drop(guard);
-                ret
-            }
-        };
         let fut = BlockingTask::new(func);
         let id = task::Id::next();
-        let (task, handle) = task::unowned(fut, BlockingSchedule, id);
+        let (task, handle) = task::unowned(fut, BlockingSchedule::new(rt), id);
         let spawned = self.spawn_task(Task { task, mandatory }, rt);
         (handle, spawned)
     }
@@ -477,42 +468,5 @@ impl Inner {
 impl fmt::Debug for Inner {
     fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt.debug_struct("blocking::Inner").finish()
-    }
-}
-
-/// Holds a paused current-thread runtime's clock back from auto-advancing
-/// while a blocking closure runs (the idle tasks may be waiting for it), as
-/// tokio's `test-util` does. Released when the closure returns or when the
-/// task is dropped unrun. Releasing unparks the driver, as tokio's does: a
-/// runtime that parked for real while auto-advance was held off (for the
-/// next timer, say 15 s) must get the chance to advance now, even if
-/// nobody awaits the blocking task.
-#[cfg(feature = "test-util")]
-struct AutoAdvanceGuard {
-    handle: Option<crate::scheduler::Handle>,
-}
-
-#[cfg(feature = "test-util")]
-impl AutoAdvanceGuard {
-    fn new(rt: &Handle) -> AutoAdvanceGuard {
-        let handle = match &rt.inner {
-            h @ crate::scheduler::Handle::CurrentThread(_) => {
-                h.driver().clock().inhibit_auto_advance();
-                Some(h.clone())
-            }
-            #[cfg(feature = "rt-multi-thread")]
-            _ => None,
-        };
-        AutoAdvanceGuard { handle }
-    }
-}
-
-#[cfg(feature = "test-util")]
-impl Drop for AutoAdvanceGuard {
-    fn drop(&mut self) {
-        if let Some(h) = self.handle.take() {
-            h.driver().clock().allow_auto_advance();
-            h.driver().unpark();
-        }
     }
 }

@@ -160,6 +160,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
                 }
             }
         }));
+        self.core().scheduler.completed();
 
         if self.header().state.transition_to_terminal(num_release) {
             self.dealloc();

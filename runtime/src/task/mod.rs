@@ -183,6 +183,11 @@ pub(crate) trait Schedule: Sync + Sized + 'static {
 
     /// A task panicked.
     fn unhandled_panic(&self) {}
+
+    /// The task completed and its output (or error) is visible to its
+    /// `JoinHandle`, whose waker has been woken. Called once, from
+    /// `complete`, after `release`.
+    fn completed(&self) {}
 }
 
 /// The owned-tasks list's reference to a task.

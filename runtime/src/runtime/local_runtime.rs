@@ -72,10 +72,9 @@ impl LocalRuntime {
     }
 
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
-        if let crate::scheduler::Handle::CurrentThread(h) = &rt.handle().inner {
-            // A fresh runtime: nobody has set it yet.
-            let _ = h.local_owner.set(std::thread::current().id());
-        }
+        rt.handle()
+            .inner
+            .set_local_owner(std::thread::current().id());
         LocalRuntime {
             local: LocalSet::new(),
             rt,

@@ -48,6 +48,19 @@ pub(crate) struct Config {
 }
 
 impl Handle {
+    /// Marks a fresh current-thread runtime as a `LocalRuntime` built on
+    /// `thread` (a multi-thread one cannot be local: ignored).
+    pub(crate) fn set_local_owner(&self, thread: std::thread::ThreadId) {
+        match self {
+            Handle::CurrentThread(h) => {
+                // A fresh runtime: nobody has set it yet.
+                let _ = h.local_owner.set(thread);
+            }
+            #[cfg(feature = "rt-multi-thread")]
+            Handle::MultiThread(_) => {}
+        }
+    }
+
     /// The thread a `LocalRuntime` was built on, if this is one's handle.
     pub(crate) fn local_owner(&self) -> Option<std::thread::ThreadId> {
         match self {

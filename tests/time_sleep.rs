@@ -133,6 +133,38 @@ async fn reset_to_earlier_deadline() {
     assert_eq!(start.elapsed(), Duration::from_millis(20));
 }
 
+/// Resetting a polled sleep to a deadline that has passed fires it at
+/// once and wakes the task that polled it (tokio-util's `DelayQueue`
+/// relies on it: `reset_earlier_after_slot_starts`).
+#[volt::test(start_paused = true)]
+async fn reset_to_a_past_deadline_wakes_the_poller() {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::task::{Wake, Waker};
+
+    struct Flag(AtomicBool);
+    impl Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, SeqCst);
+        }
+    }
+    let start = Instant::now();
+    let flag = Arc::new(Flag(AtomicBool::new(false)));
+    let waker = Waker::from(flag.clone());
+    let s = sleep(Duration::from_secs(3600));
+    volt::pin!(s);
+    assert!(
+        s.as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+    );
+    time::advance(Duration::from_millis(80)).await;
+    assert!(!flag.0.load(SeqCst));
+    s.as_mut().reset(start + Duration::from_millis(50));
+    assert!(flag.0.load(SeqCst), "the earlier poller is woken");
+    assert!(s.is_elapsed());
+    s.as_mut().await;
+}
+
 #[volt::test(start_paused = true)]
 async fn reset_after_completion_rearms() {
     let start = Instant::now();

@@ -335,7 +335,15 @@ impl Sleep {
             unsafe { time.cancel(*me.shard, NonNull::from(&*me.entry)) };
             *me.shard = NOT_FILED;
         } else if reregister {
-            this.file();
+            this.as_mut().file();
+            // A deadline that has already passed fires at once: wake the
+            // task that polled before, or it would never poll again
+            // (tokio wakes here too; `DelayQueue::reset_at` relies on it).
+            if this.entry.state() == STATE_FIRED {
+                if let Some(waker) = this.entry.take_waker() {
+                    waker.wake();
+                }
+            }
         }
     }
 

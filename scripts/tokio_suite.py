@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs tokio's own integration tests against volt.
+"""Runs tokio's own integration tests against volt, then the whole test
+suites of tokio-util and tokio-stream.
 
 tokio's `tests/*.rs` (the version in Cargo.lock) are copied unchanged into
 a scratch crate under `target/tokio-suite`, whose `tokio` dependency is
@@ -10,13 +11,18 @@ builds them; the only edits are two in `async_send_sync.rs` (it reaches
 into tokio's hidden `macros::support`, and asserts `!Unpin` for a few io
 futures that volt makes `Unpin`, which is a superset).
 
+tokio-util and tokio-stream are copied whole from the registry (at the
+versions in `COMPANIONS`) and their own tests, doc tests included, run
+with their `tokio` patched to the same shim: their library code runs on
+volt as a service's would.
+
 Every test binary runs with a time limit; the tests that fail (or hang)
 for a known, deliberate or environmental reason are listed in
 `scripts/tokio_suite_known.txt` with that reason. The script exits with
 status 1 on any other failure, on a compile error, and on a listed test
 that now passes (so the list stays true).
 
-    python3 scripts/tokio_suite.py            # all files, about 10 minutes
+    python3 scripts/tokio_suite.py            # everything, 10 to 20 minutes
     python3 scripts/tokio_suite.py sync_mpsc  # only files whose name matches
 
 Needs network access the first time (crates.io), like `cargo fetch`.
@@ -58,17 +64,27 @@ def tokio_version():
     return re.search(r'name = "tokio"\nversion = "([^"]+)"', lock).group(1)
 
 
-def tokio_tests_dir(version):
-    """tokio's source from the cargo registry (fetched if needed)."""
+# tokio's companion crates whose own test suites also run against volt
+# (their library code and their tests compile against the shim), at the
+# versions last checked.
+COMPANIONS = {"tokio-util": "0.7.20", "tokio-stream": "0.1.19"}
+
+
+def package_dirs(version):
+    """Source folders of tokio and the companions from the cargo registry
+    (fetched if needed)."""
     fetch = os.path.join(WORK, "fetch")
     os.makedirs(os.path.join(fetch, "src"), exist_ok=True)
     open(os.path.join(fetch, "src", "lib.rs"), "w").write("")
+    deps = "".join(f'{n} = {{ version = "={v}", features = ["full"] }}\n'
+                   for n, v in COMPANIONS.items())
     open(os.path.join(fetch, "Cargo.toml"), "w").write(
         f'[package]\nname = "fetch-tokio"\nversion = "0.0.0"\nedition = "2021"\n'
-        f'[dependencies]\ntokio = "={version}"\n[workspace]\n')
+        f'[dependencies]\ntokio = "={version}"\n{deps}[workspace]\n')
     meta = json.loads(run(["cargo", "metadata", "--format-version", "1"], fetch).stdout)
-    pkg = next(p for p in meta["packages"] if p["name"] == "tokio")
-    return os.path.join(os.path.dirname(pkg["manifest_path"]), "tests")
+    wanted = {"tokio": version, **COMPANIONS}
+    return {p["name"]: os.path.dirname(p["manifest_path"]) for p in meta["packages"]
+            if wanted.get(p["name"]) == p["version"]}
 
 
 def setup(version, pattern):
@@ -122,7 +138,7 @@ nix = {{ version = "0.31", default-features = false, features = ["fs", "socket",
 tokio = {{ path = "shim" }}
 [workspace]
 """)
-    src = tokio_tests_dir(version)
+    src = os.path.join(package_dirs(version)["tokio"], "tests")
     shutil.copytree(os.path.join(src, "support"), os.path.join(tests, "support"))
     for name in sorted(os.listdir(src)):
         if name.endswith(".rs") and not EXCLUDE.search(name) and re.search(pattern, name):
@@ -135,6 +151,42 @@ tokio = {{ path = "shim" }}
         s = s.replace("        AmbiguousIfUnpin::some_item(&$value);", "        let _ = &$value;", 1)
         open(sendsync, "w").write(s)
     return crate
+
+
+def run_companion(name, known):
+    """Copies the companion crate, points its `tokio` at the shim (and gives
+    its tests `volt` for the test macros' paths), runs all its tests (doc
+    tests included). Returns (passed, failures)."""
+    version = tokio_version()
+    src = package_dirs(version)[name]
+    crate = os.path.join(WORK, name)
+    shutil.rmtree(crate, ignore_errors=True)
+    shutil.copytree(src, crate, ignore=shutil.ignore_patterns("Cargo.lock", "target"))
+    toml = os.path.join(crate, "Cargo.toml")
+    s = open(toml).read()
+    s = s.replace("[dev-dependencies.tokio]",
+                  f'[dev-dependencies.volt]\npath = "{ROOT}"\nfeatures = ["full", "test-util"]\n\n'
+                  "[dev-dependencies.tokio]", 1)
+    shim = os.path.join(WORK, "crate", "shim")
+    s += f'\n[patch.crates-io]\ntokio = {{ path = "{shim}" }}\n\n[workspace]\n'
+    open(toml, "w").write(s)
+    skips = []
+    for k, why in known.items():
+        c, _, t = k.partition("::")
+        if c == name and why.startswith("skipped"):
+            skips += ["--skip", t]
+    res = subprocess.run(["timeout", "1800", "cargo", "test", "--features", "full",
+                          "--no-fail-fast", "--", "--test-threads=2", *skips], cwd=crate,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = res.stdout
+    if re.search(r"^error(\[E\d+\])?: ", out, re.M) and "test result:" not in out:
+        sys.stderr.write(out[-5000:])
+        sys.exit(f"{name}'s tests do not compile against volt")
+    passed = sum(int(m.group(1)) for m in re.finditer(r"^test result: \w+\. (\d+) passed", out, re.M))
+    fails = re.findall(r"^test (.+?)(?: - should panic)? \.\.\. FAILED", out, re.M)
+    if res.returncode == 124:
+        fails.append("<timed out>")
+    return passed, [f"{name}::{t}" for t in fails]
 
 
 def known_failures():
@@ -191,10 +243,23 @@ def main():
                 hit.add(key)
             else:
                 unexpected.append(key)
-    stale = sorted(k for k in known if k not in hit and (not pattern or re.search(pattern, k)))
     print(f"tokio {version}: {len(bins)} test files, {passed} tests passed, "
           f"{len(failed)} failed ({len(failed) - len(unexpected)} known), "
           f"{sum(1 for k, w in known.items() if w.startswith('skipped'))} known slow or hanging ones skipped")
+    for name, cversion in COMPANIONS.items():
+        if pattern and not re.search(pattern, name):
+            continue
+        cpassed, cfailed = run_companion(name, known)
+        for key in cfailed:
+            if key in known:
+                hit.add(key)
+            else:
+                unexpected.append(key)
+        hit.update(k for k, w in known.items()
+                   if k.startswith(name + "::") and w.startswith("skipped"))
+        print(f"{name} {cversion}: {cpassed} tests passed (doc tests included), "
+              f"{len(cfailed)} failed")
+    stale = sorted(k for k in known if k not in hit and (not pattern or re.search(pattern, k)))
     for k in unexpected:
         print(f"  UNEXPECTED: {k}")
     for k in stale:

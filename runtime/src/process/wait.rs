@@ -42,10 +42,10 @@ impl ExitWatch {
 
     /// `Ready` when the child may have exited (check with `try_wait`).
     ///
-    /// A watch set up by a runtime that has since shut down (the child was
-    /// spawned in one runtime and is awaited in another) is set up again
-    /// in the current one; that also reports `Ready`, because the exit
-    /// may have happened while nobody watched.
+    /// A pidfd watch registered with a runtime that has since shut down
+    /// (the child was spawned in one runtime and is awaited in another) is
+    /// set up again in the current one; that also reports `Ready`, because
+    /// the exit may have happened while nobody watched.
     pub(super) fn poll(&mut self, pid: u32, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let stale = match self {
             ExitWatch::Pidfd(fd) => match ready!(fd.poll_read_ready(cx)) {
@@ -55,8 +55,12 @@ impl ExitWatch {
                 Err(e) if crate::runtime::is_rt_shutdown_err(&e) => true,
                 Err(e) => return Poll::Ready(Err(e)),
             },
-            // `None`: the signal driver that fed it is gone.
-            ExitWatch::Sigchld(sig) => ready!(sig.poll_recv(cx)).is_none(),
+            // The signal registry is process-wide: a listener outlives the
+            // runtime that made it (and `poll_recv` never ends).
+            ExitWatch::Sigchld(sig) => {
+                ready!(sig.poll_recv(cx));
+                false
+            }
         };
         if stale {
             *self = ExitWatch::new(pid)?;

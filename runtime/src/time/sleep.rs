@@ -335,11 +335,10 @@ impl Sleep {
             unsafe { time.cancel(*me.shard, NonNull::from(&*me.entry)) };
             *me.shard = NOT_FILED;
         } else if reregister {
-            this.as_mut().file();
             // A deadline that has already passed fires at once: wake the
             // task that polled before, or it would never poll again
             // (tokio wakes here too; `DelayQueue::reset_at` relies on it).
-            if this.entry.state() == STATE_FIRED {
+            if this.as_mut().file() == Some(Filed::Fired) {
                 if let Some(waker) = this.entry.take_waker() {
                     waker.wake();
                 }
@@ -348,13 +347,13 @@ impl Sleep {
     }
 
     /// Files the entry for the current deadline (or fires it at once if
-    /// the deadline passed).
-    fn file(self: Pin<&mut Self>) {
+    /// the deadline passed); `None` if the runtime is gone.
+    fn file(self: Pin<&mut Self>) -> Option<Filed> {
         let me = self.project();
         let Some(handle) = me.runtime.try_resolve() else {
             // The runtime is gone: nothing to file, as tokio's reset on a
             // shut-down driver files nothing; a poll reports the shutdown.
-            return;
+            return None;
         };
         let time = time_handle(handle);
         if *me.shard == NOT_FILED {
@@ -369,6 +368,7 @@ impl Sleep {
         if filed == Filed::QueuedUnpark {
             handle.driver().unpark();
         }
+        Some(filed)
     }
 
     fn poll_elapsed(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
@@ -379,7 +379,7 @@ impl Sleep {
             crate::context::RUNTIME_SHUTTING_DOWN_ERROR
         );
         if self.shard == NOT_FILED {
-            self.as_mut().file();
+            let _ = self.as_mut().file();
         }
         let me = self.project();
         if me.entry.state() == STATE_FIRED {

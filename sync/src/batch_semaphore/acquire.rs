@@ -154,21 +154,28 @@ impl Future for Acquire<'_> {
         let sem = *this.semaphore;
         let n = *this.num_permits;
         let res = match *this.state {
-            State::Idle if sem.permits_free_for(n) => {
-                // Free permits: check the budget first, so that a task out
-                // of budget does not hold them across its yield.
-                let coop = ready!(bridge::poll_proceed(cx));
-                let res = sem.poll_idle(cx, n, this.node, this.node_init, this.state);
-                // If they were taken meanwhile we queued (or it closed):
-                // unused, `coop` gives the unit back when dropped.
-                if let Poll::Ready(Ok(())) = res {
-                    coop.made_progress();
+            State::Idle => {
+                // One load serves both the budget decision and the first
+                // lock-free attempt.
+                let curr = sem.permits.load(Acquire);
+                if !Semaphore::free_for(curr, n) {
+                    // We will (most likely) wait: queue first, so that
+                    // FIFO holds even for a task out of budget.
+                    sem.poll_idle(cx, n, curr, this.node, this.node_init, this.state)
+                } else {
+                    // Free permits: check the budget first, so that a task
+                    // out of budget does not hold them across its yield.
+                    let coop = ready!(bridge::poll_proceed(cx));
+                    let res = sem.poll_idle(cx, n, curr, this.node, this.node_init, this.state);
+                    // If they were taken meanwhile we queued (or it
+                    // closed): unused, `coop` gives the unit back when
+                    // dropped.
+                    if let Poll::Ready(Ok(())) = res {
+                        coop.made_progress();
+                    }
+                    return res;
                 }
-                return res;
             }
-            // We will (most likely) wait: queue first, so that FIFO holds
-            // even for a task out of budget.
-            State::Idle => sem.poll_idle(cx, n, this.node, this.node_init, this.state),
             State::Fast => sem.poll_fast(cx, n, this.state),
             State::Listed => {
                 // SAFETY: a listed future has initialized its node.
@@ -260,12 +267,14 @@ unsafe impl Link for WaiterLink {
 }
 
 impl Semaphore {
-    /// First poll: take the permits, or queue.
+    /// First poll: take the permits, or queue. `curr` is the caller's
+    /// fresh (Acquire) load of `permits`.
     #[inline]
     fn poll_idle(
         &self,
         cx: &mut Context<'_>,
         n: usize,
+        mut curr: usize,
         node: &mut MaybeUninit<Waiter>,
         node_init: &mut bool,
         state: &mut State,
@@ -274,7 +283,6 @@ impl Semaphore {
 
         // Lock-free attempt for the whole amount. It can only succeed when
         // nobody waits (invariant 1), so it never jumps the queue.
-        let mut curr = self.permits.load(Acquire);
         loop {
             if curr & CLOSED == CLOSED {
                 *state = State::Done;

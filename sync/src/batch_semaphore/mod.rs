@@ -190,10 +190,8 @@ impl Semaphore {
     }
 
     /// Whether an acquire of `n` permits would take them at once rather
-    /// than wait (or fail: closed). A hint: it may change right after.
-    pub(super) fn permits_free_for(&self, n: usize) -> bool {
-        // Relaxed: only a hint, nothing is read through it.
-        let curr = self.permits.load(Relaxed);
+    /// than wait (or fail: closed), by the `permits` word `curr`.
+    pub(super) fn free_for(curr: usize, n: usize) -> bool {
         curr & CLOSED == 0 && curr >> PERMIT_SHIFT >= n
     }
 

@@ -245,9 +245,14 @@ pub fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
     }
 }
 
-/// The task yields: wake it so the scheduler puts it at the back of its
-/// queue (a wake of the running task is re-queued, never LIFO'd).
+/// The task yields: its wake waits until the scheduler has polled the
+/// driver (`scheduler/defer.rs`).
 fn register_waker(cx: &mut Context<'_>) {
+    #[cfg(feature = "rt")]
+    crate::scheduler::defer::defer(cx.waker());
+    // Without `rt` no budget is ever set, so nothing runs out of it; a
+    // plain wake keeps the contract anyway.
+    #[cfg(not(feature = "rt"))]
     cx.waker().wake_by_ref();
 }
 

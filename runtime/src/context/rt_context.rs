@@ -36,6 +36,9 @@ pub(crate) struct RtContext {
     scheduler: Cell<*const scheduler::Context>,
     current_task_id: Cell<Option<Id>>,
     runtime: Cell<EnterRuntime>,
+    /// The header of the task whose wake, about to happen, is a deferred
+    /// yield (`scheduler/defer.rs`); null if none.
+    yielding: Cell<*const ()>,
 }
 
 impl RtContext {
@@ -44,6 +47,7 @@ impl RtContext {
             scheduler: Cell::new(std::ptr::null()),
             current_task_id: Cell::new(None),
             runtime: Cell::new(EnterRuntime::NotEntered),
+            yielding: Cell::new(std::ptr::null()),
         }
     }
 }
@@ -184,6 +188,21 @@ pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R
             }
         })
         .unwrap_or_else(|_| (f.take().unwrap())(None))
+}
+
+// ----- deferred yield ---------------------------------------------------------
+
+/// Marks the running task headed at `header` as yielding: when its poll
+/// hands it back as woken, the scheduler defers it.
+pub(crate) fn set_yielding(header: *const ()) {
+    let _ = CONTEXT.try_with(|ctx| ctx.rt.yielding.set(header));
+}
+
+/// Clears the mark; `true` if it named `header`.
+pub(crate) fn take_yielding(header: *const ()) -> bool {
+    CONTEXT
+        .try_with(|ctx| ctx.rt.yielding.replace(std::ptr::null()) == header)
+        .unwrap_or(false)
 }
 
 // ----- task id ----------------------------------------------------------------

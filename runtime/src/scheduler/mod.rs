@@ -6,6 +6,7 @@
 //! scheduler, so that wakes on that thread can use its local queue.
 
 pub(crate) mod current_thread;
+pub(crate) mod defer;
 pub(crate) mod inject;
 #[cfg(feature = "rt-multi-thread")]
 pub(crate) mod multi_thread;

@@ -86,7 +86,8 @@
 //! [`spawn_blocking`] runs blocking code on a dedicated thread pool;
 //! [`block_in_place`] turns the current worker into a blocking thread (on the
 //! multi-thread runtime); [`yield_now`] sends the current task to the back
-//! of its scheduler's queue.
+//! of its scheduler's queue once the scheduler has polled its I/O and timer
+//! driver, as tokio does.
 //!
 //! #### unconstrained
 //!
@@ -144,6 +145,7 @@ pub use local::{LocalEnterGuard, LocalSet, spawn_local};
 pub(crate) use spawn::BOX_FUTURE_THRESHOLD;
 pub use spawn::spawn;
 pub use task_local::{AccessError, LocalKey};
+pub(crate) use waker::is_task_of;
 pub use yield_now::yield_now;
 
 pub use crate::coop::{Unconstrained, consume_budget, unconstrained};
@@ -301,6 +303,11 @@ impl<S: Schedule> Task<S> {
 impl<S: 'static> Notified<S> {
     fn from_raw(raw: RawTask) -> Notified<S> {
         Notified(Task::from_raw(raw))
+    }
+
+    /// The task's header, as a waker's data pointer.
+    pub(crate) fn waker_data(&self) -> *const () {
+        self.0.header_ptr().as_ptr() as *const ()
     }
 
     /// Gives up the handle, keeping its reference in the returned pointer

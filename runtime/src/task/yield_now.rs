@@ -42,11 +42,11 @@ pub async fn yield_now() {
             return Poll::Ready(());
         }
         yielded = true;
-        // A volt task that wakes itself while it runs is re-queued at the
-        // back of its worker's queue when it returns `Pending` (never into
-        // the LIFO slot), which is exactly a yield. Outside volt, this is an
-        // immediate wake.
-        cx.waker().wake_by_ref();
+        // The wake waits until the scheduler has polled the driver (see
+        // `scheduler/defer.rs`), so a task that yields in a loop lets this
+        // thread's I/O and timers in. Outside volt, this is an immediate
+        // wake.
+        crate::scheduler::defer::defer(cx.waker());
         Poll::Pending
     })
     .await

@@ -19,10 +19,16 @@
 //! The loop runs up to `event_interval` tasks between polls of the driver,
 //! and takes from the injector first every `global_queue_interval` ticks so
 //! that remote wake-ups are not starved by a busy local queue.
+//!
+//! Yields are deferred (`scheduler/defer.rs`): the context's list is woken
+//! after every poll of the driver, and while it is non-empty the loop polls
+//! the driver without sleeping. What is left in it when `block_on` ends is
+//! woken as the core is put back.
 
 use crate::driver::{self, Driver};
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use crate::runtime::metrics::{MetricsBatch, SchedulerMetrics, WorkerMetrics};
+use crate::scheduler::defer::{self, Defer};
 use crate::scheduler::inject::Inject;
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
@@ -77,10 +83,15 @@ struct Shared {
 pub(crate) struct Context {
     handle: Arc<Handle>,
     core: RefCell<Option<Box<Core>>>,
+    /// Yields waiting for the next poll of the driver.
+    defer: Defer,
 }
 
 struct Core {
     tasks: VecDeque<Notified<Arc<Handle>>>,
+    /// Tasks that yielded (`scheduler/defer.rs`): they join `tasks` after
+    /// the next poll of the driver.
+    deferred: Vec<Notified<Arc<Handle>>>,
     /// Ticks until the global queue next goes first
     /// (`global_queue_interval` apart).
     global_queue_first_in: Countdown,
@@ -121,6 +132,7 @@ impl CurrentThread {
 
         let core = AtomicCell::new(Some(Box::new(Core {
             tasks: VecDeque::with_capacity(INITIAL_CAPACITY),
+            deferred: Vec::new(),
             global_queue_first_in: Countdown::new(handle.shared.config.global_queue_interval),
             driver: Some(driver),
             metrics: MetricsBatch::new(&handle.shared.worker_metrics),
@@ -172,6 +184,7 @@ impl CurrentThread {
             context: scheduler::Context::CurrentThread(Context {
                 handle: handle.clone(),
                 core: RefCell::new(Some(core)),
+                defer: Defer::new(),
             }),
             scheduler: self,
         })
@@ -215,6 +228,7 @@ fn shutdown2(mut core: Box<Core>, handle: &Handle) -> Box<Core> {
     while let Some(task) = core.next_local_task() {
         drop(task);
     }
+    core.deferred.clear();
     handle.shared.inject.close();
     while let Some(task) = handle.shared.inject.pop() {
         drop(task);
@@ -252,6 +266,27 @@ impl Core {
     fn push_task(&mut self, task: Notified<Arc<Handle>>) {
         self.metrics.inc_local_schedule_count();
         self.tasks.push_back(task);
+    }
+
+    /// Queues a task that its poll handed back as woken: deferred if it
+    /// yielded, else at the back at once.
+    fn push_yielded(&mut self, task: Notified<Arc<Handle>>) {
+        if defer::is_deferred_yield(&task) {
+            self.deferred.push(task);
+        } else {
+            self.push_task(task);
+        }
+    }
+
+    /// Moves the tasks that yielded to the back of the queue (the driver
+    /// has just been polled).
+    fn requeue_deferred(&mut self) {
+        let mut deferred = std::mem::take(&mut self.deferred);
+        for task in deferred.drain(..) {
+            self.push_task(task);
+        }
+        // Keep the allocation for the next round of yields.
+        self.deferred = deferred;
     }
 
     fn submit_metrics(&mut self, handle: &Handle) {
@@ -387,11 +422,13 @@ impl Context {
             core.submit_metrics(handle);
             let (c, ()) = self.enter(core, || {
                 driver.park(&handle.driver);
+                self.defer.wake();
             });
             core = c;
             core.metrics.unparked();
             core.submit_metrics(handle);
         }
+        core.requeue_deferred();
 
         if let Some(f) = &handle.shared.config.after_unpark {
             let (c, ()) = self.enter(core, || f());
@@ -408,9 +445,18 @@ impl Context {
         core.submit_metrics(handle);
         let (mut core, ()) = self.enter(core, || {
             driver.park_timeout(&handle.driver, Duration::ZERO);
+            self.defer.wake();
         });
+        core.requeue_deferred();
         core.driver = Some(driver);
         core
+    }
+
+    /// Keeps a yielding task's waker until the next poll of the driver.
+    pub(crate) fn defer(&self, waker: &Waker) {
+        if !defer::defer_own_task(waker, self.handle.shared.owned_id()) {
+            self.defer.defer(waker);
+        }
     }
 
     /// Makes the core available to wakes on this thread while `f` runs.
@@ -460,8 +506,12 @@ impl CoreGuard<'_> {
                         Some(task) => task,
                         None => {
                             core.metrics.end_processing_scheduled_tasks();
-                            core = if handle.shared.woken.load(Acquire) {
-                                // The future was woken meanwhile: don't sleep.
+                            core = if handle.shared.woken.load(Acquire)
+                                || !context.defer.is_empty()
+                                || !core.deferred.is_empty()
+                            {
+                                // The future was woken meanwhile, or a task
+                                // yielded: don't sleep.
                                 context.park_yield(core, handle)
                             } else {
                                 context.park(core, handle)
@@ -474,7 +524,7 @@ impl CoreGuard<'_> {
                     let (c, yielded) = context.run_task(core, || task.run());
                     core = c;
                     if let Some(task) = yielded {
-                        core.push_task(task);
+                        core.push_yielded(task);
                     }
                 }
 
@@ -512,6 +562,11 @@ impl Drop for CoreGuard<'_> {
             self.scheduler.core.set(core);
             self.scheduler.notify.notify_all();
         }
+        // Yields deferred by the `block_on` future's last poll (a local
+        // task of a `LocalSet` it drove, say). No scheduler context is set
+        // any more: these wakes go to the global queue, for whoever drives
+        // the runtime next.
+        context.defer.wake();
     }
 }
 

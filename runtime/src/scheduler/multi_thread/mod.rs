@@ -1,12 +1,15 @@
 //! The multi-thread, work-stealing scheduler.
 //!
-//! * [`worker`]: the workers' run loop, LIFO slot, stealing, parking,
-//!   `block_in_place` and shutdown.
+//! * [`worker`]: the workers' run loop, LIFO slot, stealing, parking and
+//!   shutdown.
+//! * [`block_in_place`](mod@block_in_place): handing a worker's core to a
+//!   new thread.
 //! * [`queue`]: each worker's 256-slot local queue (lock-free, steal-half).
 //! * [`idle`]: which workers search or sleep; the no-lost-wake-up protocol.
 //! * [`park`]: how a worker sleeps (on the shared driver or its condvar).
 //! * [`handle`]: the shared handle tasks and runtime handles hold.
 
+pub(crate) mod block_in_place;
 pub(crate) mod handle;
 pub(crate) mod idle;
 pub(crate) mod park;
@@ -16,8 +19,9 @@ pub(crate) mod worker;
 #[cfg(all(test, loom))]
 mod loom_tests;
 
+pub(crate) use block_in_place::block_in_place;
 pub(crate) use handle::Handle;
-pub(crate) use worker::{Context, Launch, block_in_place};
+pub(crate) use worker::{Context, Launch};
 
 use crate::driver::Driver;
 use crate::scheduler::{self, Config};

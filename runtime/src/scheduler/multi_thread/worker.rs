@@ -11,10 +11,13 @@
 //!    `global_queue_interval` ticks (fairness for remote work), otherwise
 //!    from its LIFO slot, its local queue, then a batch from the global
 //!    queue;
-//! 3. if it has nothing, steals half of a random victim's queue (at most half
+//! 3. if it has none but tasks yielded, polls the driver without sleeping
+//!    and runs them: yields are deferred until the driver has been polled
+//!    (`scheduler/defer.rs`), and every poll of the driver here wakes them;
+//! 4. if still nothing, steals half of a random victim's queue (at most half
 //!    the workers search at once, see `idle.rs`), then checks the global
 //!    queue once more;
-//! 4. if still nothing, parks (see `park.rs`).
+//! 5. if still nothing, parks (see `park.rs`).
 //!
 //! # The LIFO slot
 //!
@@ -28,10 +31,9 @@
 //!
 //! # Handing the core away
 //!
-//! `block_in_place` gives the core to a fresh thread (through the worker's
-//! `AtomicCell`) and lets the current thread block; when the blocking
-//! closure returns, the thread tries to take the core back, and if another
-//! thread has it, the current task finishes its poll without a core and the
+//! `block_in_place` (`block_in_place.rs`) gives the core to a fresh thread
+//! through the worker's `AtomicCell`. If the core is gone when the task's
+//! poll returns, the current task finishes its poll without a core and the
 //! thread leaves the worker loop.
 //!
 //! # Shutdown
@@ -43,6 +45,7 @@
 use crate::driver::Driver;
 use crate::runtime::metrics::MetricsBatch;
 use crate::runtime::metrics::WorkerMetrics;
+use crate::scheduler::defer::{self, Defer};
 use crate::scheduler::inject::Inject;
 use crate::scheduler::multi_thread::handle::Handle;
 use crate::scheduler::multi_thread::idle::Idle;
@@ -58,6 +61,7 @@ use crate::{context, coop};
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
+use std::task::Waker;
 use std::time::Duration;
 
 type Notified = TaskNotified<Arc<Handle>>;
@@ -71,25 +75,28 @@ pub(crate) struct Worker {
     pub(super) handle: Arc<Handle>,
     pub(super) index: usize,
     /// The core, while no thread runs it.
-    core: AtomicCell<Core>,
+    pub(super) core: AtomicCell<Core>,
 }
 
 /// What a worker thread needs to run tasks.
-struct Core {
+pub(super) struct Core {
     /// Ticks until the next maintenance (`event_interval` apart).
     maintenance_in: Countdown,
     /// Ticks until the global queue next goes first
     /// (`global_queue_interval` apart).
     global_queue_first_in: Countdown,
-    lifo_slot: Option<Notified>,
+    pub(super) lifo_slot: Option<Notified>,
     /// Disabled after too many LIFO polls in a row, or by the builder.
     lifo_enabled: bool,
-    run_queue: queue::Local<Arc<Handle>>,
+    /// Tasks of this runtime that yielded (`scheduler/defer.rs`): they join
+    /// the run queue after the next poll of the driver.
+    deferred: Vec<Notified>,
+    pub(super) run_queue: queue::Local<Arc<Handle>>,
     is_searching: bool,
     is_shutdown: bool,
     /// Taken while the worker sleeps, and by shutdown.
-    park: Option<Parker>,
-    stats: MetricsBatch,
+    pub(super) park: Option<Parker>,
+    pub(super) stats: MetricsBatch,
     rand: FastRand,
 }
 
@@ -114,9 +121,11 @@ pub(super) struct Remote {
 
 /// The thread-local side of a running worker.
 pub(crate) struct Context {
-    worker: Arc<Worker>,
+    pub(super) worker: Arc<Worker>,
     /// The core, while a task runs (so its wakes can use the local queue).
-    core: RefCell<Option<Box<Core>>>,
+    pub(super) core: RefCell<Option<Box<Core>>>,
+    /// Yields waiting for the next poll of the driver.
+    pub(super) defer: Defer,
 }
 
 /// Workers created but not started.
@@ -157,6 +166,7 @@ pub(super) fn create(
             global_queue_first_in: Countdown::new(config.global_queue_interval),
             lifo_slot: None,
             lifo_enabled: !config.disable_lifo_slot,
+            deferred: Vec::new(),
             run_queue,
             is_searching: false,
             is_shutdown: false,
@@ -210,127 +220,8 @@ impl Launch {
     }
 }
 
-#[track_caller]
-pub(crate) fn block_in_place<F, R>(f: F) -> R
-where
-    F: FnOnce() -> R,
-{
-    // Takes the core back (if no other thread took it) when the blocking
-    // section ends, even by panic.
-    struct Reset {
-        take_core: bool,
-        budget: coop::Budget,
-    }
-
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            with_current(|maybe_cx| {
-                if let Some(cx) = maybe_cx {
-                    if self.take_core {
-                        let core = cx.worker.core.take();
-                        let mut cx_core = cx.core.borrow_mut();
-                        assert!(cx_core.is_none());
-                        *cx_core = core;
-                    }
-                    // Re-entering the runtime: the task's budget again.
-                    coop::set(self.budget);
-                }
-            });
-        }
-    }
-
-    let mut had_entered = false;
-    let mut take_core = false;
-
-    let setup_result = with_current(|maybe_cx| {
-        match (context::current_enter_context(), maybe_cx.is_some()) {
-            (context::EnterRuntime::Entered { .. }, true) => {
-                // On a worker thread of this runtime; but not inside a
-                // `LocalSet`: its `!Send` tasks live on this thread, and the
-                // worker's core would move to another (tokio refuses too).
-                if crate::task::local::in_local_set() {
-                    return Err(
-                        "can call blocking only when running on the multi-threaded runtime",
-                    );
-                }
-                had_entered = true;
-            }
-            (
-                context::EnterRuntime::Entered {
-                    allow_block_in_place,
-                },
-                false,
-            ) => {
-                // Driving a runtime but not as a worker: fine only inside
-                // the multi-thread runtime's `block_on`.
-                if allow_block_in_place && !crate::task::local::in_local_set() {
-                    had_entered = true;
-                    return Ok(());
-                } else {
-                    return Err(
-                        "can call blocking only when running on the multi-threaded runtime",
-                    );
-                }
-            }
-            (context::EnterRuntime::NotEntered, true) => {
-                // Nested `block_in_place`: already set up.
-                return Ok(());
-            }
-            (context::EnterRuntime::NotEntered, false) => {
-                // Outside any runtime: just run the closure.
-                return Ok(());
-            }
-        }
-
-        let cx = maybe_cx.expect("no .is_some() == false cases above should lead here");
-
-        // Without a core (already handed away), blocking is fine.
-        let mut core = match cx.core.borrow_mut().take() {
-            Some(core) => core,
-            None => return Ok(()),
-        };
-
-        // The LIFO task is not stealable: put it where others can reach it.
-        if let Some(task) = core.lifo_slot.take() {
-            core.run_queue.push_back_or_overflow(
-                task,
-                &cx.worker.handle.shared.inject,
-                &mut core.stats,
-            );
-        }
-
-        take_core = true;
-        assert!(core.park.is_some());
-
-        // Give the core to a new thread, which runs it while we block.
-        cx.worker.core.set(core);
-        let worker = cx.worker.clone();
-        let spawner = cx.worker.handle.blocking_spawner.clone();
-        let rt = crate::runtime::Handle {
-            inner: scheduler::Handle::MultiThread(cx.worker.handle.clone()),
-        };
-        spawner.spawn_blocking(&rt, move || run(worker));
-        Ok(())
-    });
-
-    if let Err(panic_message) = setup_result {
-        panic!("{}", panic_message);
-    }
-
-    if had_entered {
-        // Blocking code is not limited by the task budget.
-        let _reset = Reset {
-            take_core,
-            budget: coop::stop(),
-        };
-        context::exit_runtime(f)
-    } else {
-        f()
-    }
-}
-
 /// The body of a worker thread.
-fn run(worker: Arc<Worker>) {
+pub(super) fn run(worker: Arc<Worker>) {
     // Another thread may already run this worker (after block_in_place).
     let core = match worker.core.take() {
         Some(core) => core,
@@ -343,11 +234,15 @@ fn run(worker: Arc<Worker>) {
         let cx = scheduler::Context::MultiThread(Context {
             worker,
             core: RefCell::new(None),
+            defer: Defer::new(),
         });
         context::set_scheduler(&cx, || {
             let cx = cx.expect_multi_thread();
             // Only ever returns `Err`: the core was handed away or shut down.
             assert!(cx.run(core).is_err());
+            // A task that yielded, then lost the core to `block_in_place`
+            // (its own): its wake goes to the global queue.
+            cx.defer.wake();
         });
     });
 }
@@ -356,6 +251,19 @@ impl Context {
     /// This worker's index.
     pub(crate) fn worker_index(&self) -> usize {
         self.worker.index
+    }
+
+    /// Keeps a yielding task's waker until the next poll of the driver.
+    pub(crate) fn defer(&self, waker: &Waker) {
+        // No borrow may be held across a wake (it may queue onto the core).
+        let has_core = self.core.borrow().is_some();
+        if !has_core {
+            // In `block_in_place`: this thread drives no core, and would
+            // not drain the list.
+            waker.wake_by_ref();
+        } else if !defer::defer_own_task(waker, self.worker.handle.shared.owned.id()) {
+            self.defer.defer(waker);
+        }
     }
 
     fn run(&self, mut core: Box<Core>) -> RunResult {
@@ -368,6 +276,14 @@ impl Context {
 
             if let Some(task) = core.next_task(&self.worker) {
                 core = self.run_task(task, core)?;
+                continue;
+            }
+
+            if !core.deferred.is_empty() || !self.defer.is_empty() {
+                // Only yielded tasks are left here: poll the driver, then
+                // run them. No stealing meanwhile: going through the
+                // searching state would wake another worker on the way out.
+                core = self.park_timeout(core, Some(Duration::ZERO));
                 continue;
             }
 
@@ -410,6 +326,8 @@ impl Context {
                     // `block_in_place` handed the core to another thread.
                     None => {
                         if let Some(task) = yielded {
+                            // No core to defer it in: an early wake.
+                            let _ = defer::is_deferred_yield(&task);
                             self.worker.handle.push_remote_task(task);
                             self.worker.handle.notify_parked();
                         }
@@ -418,7 +336,11 @@ impl Context {
                 };
 
                 if let Some(task) = yielded {
-                    self.worker.handle.schedule_yielded(&mut core, task);
+                    if defer::is_deferred_yield(&task) {
+                        core.deferred.push(task);
+                    } else {
+                        self.worker.handle.schedule_yielded(&mut core, task);
+                    }
                 }
 
                 let task = match core.lifo_slot.take() {
@@ -509,9 +431,12 @@ impl Context {
             }
             None => park.park(&self.worker.handle.driver),
         }
+        // The driver has been polled: the yields run now.
+        self.defer.wake();
 
         let mut core = self.core.borrow_mut().take().expect("core missing");
         core.park = Some(park);
+        core.requeue_deferred(&self.worker.handle);
 
         if core.should_notify_others() {
             self.worker.handle.notify_parked();
@@ -569,6 +494,22 @@ impl Core {
 
     fn next_local_task(&mut self) -> Option<Notified> {
         self.lifo_slot.take().or_else(|| self.run_queue.pop())
+    }
+
+    /// Moves the tasks that yielded to the back of the run queue (the
+    /// driver has just been polled).
+    fn requeue_deferred(&mut self, handle: &Handle) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let mut deferred = std::mem::take(&mut self.deferred);
+        for task in deferred.drain(..) {
+            self.stats.inc_local_schedule_count();
+            self.run_queue
+                .push_back_or_overflow(task, &handle.shared.inject, &mut self.stats);
+        }
+        // Keep the allocation for the next round of yields.
+        self.deferred = deferred;
     }
 
     /// Steals from another worker, or takes from the global queue.
@@ -688,6 +629,7 @@ impl Core {
     fn shutdown(&mut self, handle: &Handle) {
         let mut park = self.park.take().expect("park missing");
         while self.next_local_task().is_some() {}
+        self.deferred.clear();
         park.shutdown(&handle.driver);
     }
 }
@@ -719,7 +661,9 @@ impl Handle {
                 // Same runtime, and this thread still holds a core?
                 if std::ptr::eq(self, &*cx.worker.handle) {
                     if let Some(core) = cx.core.borrow_mut().as_mut() {
-                        self.schedule_local(core, task, false);
+                        // A deferred yield goes to the back, like one
+                        // handed back by `run`.
+                        self.schedule_local(core, task, cx.defer.is_draining());
                         return;
                     }
                 }
@@ -799,7 +743,7 @@ impl Handle {
 }
 
 /// Runs `f` with the current worker context, if this thread is a worker.
-fn with_current<R>(f: impl FnOnce(Option<&Context>) -> R) -> R {
+pub(super) fn with_current<R>(f: impl FnOnce(Option<&Context>) -> R) -> R {
     use scheduler::Context::MultiThread;
     context::with_scheduler(|ctx| match ctx {
         Some(MultiThread(ctx)) => f(Some(ctx)),

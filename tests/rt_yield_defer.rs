@@ -1,0 +1,206 @@
+//! Deferred yields: `yield_now` and an exhausted coop budget wake their
+//! task only after the scheduler has polled the driver, as tokio does
+//! (`runtime/src/scheduler/defer.rs`).
+
+mod support;
+
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::task::Poll;
+use support::{counting_waker, poll_with};
+use volt::runtime::{Builder, Handle, Runtime};
+use volt::task;
+
+fn current_thread() -> Runtime {
+    Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn multi_thread(workers: usize) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The runtimes on which one thread both runs the task and owns the
+/// driver, so that "the driver was polled before the task ran again" is
+/// deterministic.
+fn single_driver_thread_runtimes() -> [Runtime; 2] {
+    [current_thread(), multi_thread(1)]
+}
+
+/// A task that yields in a loop while a connection waits in its listener's
+/// backlog: the accept must complete within a few yields. With immediate
+/// re-queueing the task ran `event_interval` (61) times before the driver
+/// saw the connection.
+fn yield_loop_sees_io(use_budget: bool) {
+    for rt in single_driver_thread_runtimes() {
+        let yields = rt.block_on(async {
+            task::spawn(async move {
+                let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                // Done before the loop: the kernel queues the connection.
+                let _client = std::net::TcpStream::connect(addr).unwrap();
+                let accepted = AtomicBool::new(false);
+                let mut yields = 0;
+                volt::join!(
+                    async {
+                        while !accepted.load(SeqCst) {
+                            if use_budget {
+                                // More than one task budget: at least one
+                                // forced yield per round.
+                                for _ in 0..128 {
+                                    task::consume_budget().await;
+                                }
+                            } else {
+                                task::yield_now().await;
+                            }
+                            yields += 1;
+                            assert!(yields < 10, "the driver was not polled between yields");
+                        }
+                    },
+                    async {
+                        listener.accept().await.unwrap();
+                        accepted.store(true, SeqCst);
+                    }
+                );
+                yields
+            })
+            .await
+            .unwrap()
+        });
+        assert!(yields >= 1);
+    }
+}
+
+#[test]
+fn yield_now_waits_for_the_driver() {
+    yield_loop_sees_io(false);
+}
+
+#[test]
+fn exhausted_budget_waits_for_the_driver() {
+    yield_loop_sees_io(true);
+}
+
+/// The same for a `LocalSet`'s task: its waker is not the runtime's, so it
+/// takes the general path (the context's waker list).
+#[test]
+fn local_task_yield_waits_for_the_driver() {
+    let rt = current_thread();
+    let local = task::LocalSet::new();
+    local.block_on(&rt, async {
+        let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let _client = std::net::TcpStream::connect(addr).unwrap();
+        let accepted = std::rc::Rc::new(std::cell::Cell::new(false));
+        let flag = accepted.clone();
+        let yielder = task::spawn_local(async move {
+            let mut yields = 0;
+            while !flag.get() {
+                task::yield_now().await;
+                yields += 1;
+                assert!(yields < 10, "the driver was not polled between yields");
+            }
+        });
+        listener.accept().await.unwrap();
+        accepted.set(true);
+        yielder.await.unwrap();
+    });
+}
+
+/// While the task that yielded is still running, its wake has not happened;
+/// by the time it runs again, it has.
+#[test]
+fn deferred_wake_happens_before_the_task_runs_again() {
+    for rt in [current_thread(), multi_thread(1), multi_thread(4)] {
+        rt.block_on(async {
+            task::spawn(async {
+                let (count, waker) = counting_waker();
+                let mut other = pin!(task::yield_now());
+                assert!(poll_with(other.as_mut(), &waker).is_pending());
+                assert_eq!(count.count(), 0, "woken while the yielding task runs");
+                task::yield_now().await;
+                assert_eq!(count.count(), 1);
+            })
+            .await
+            .unwrap();
+        });
+    }
+}
+
+/// A `block_on` future that yields on a current-thread runtime keeps the
+/// thread polling (it must not sleep with a wake pending).
+#[test]
+fn block_on_future_that_yields_completes() {
+    let rt = current_thread();
+    rt.block_on(async {
+        for _ in 0..100 {
+            task::yield_now().await;
+        }
+    });
+}
+
+/// Wakes deferred by the last poll of a current-thread `block_on` future are
+/// not lost when `block_on` returns.
+#[test]
+fn wakes_deferred_by_the_last_block_on_poll_happen() {
+    let rt = current_thread();
+    let (count, waker) = counting_waker();
+    rt.block_on(async {
+        let mut other = pin!(task::yield_now());
+        assert!(poll_with(other.as_mut(), &waker).is_pending());
+        assert_eq!(count.count(), 0);
+    });
+    assert_eq!(count.count(), 1);
+}
+
+/// A deferred wake is delivered before the worker's core moves to another
+/// thread in `block_in_place`.
+#[test]
+fn block_in_place_delivers_deferred_wakes_first() {
+    for rt in [multi_thread(1), multi_thread(4)] {
+        rt.block_on(async {
+            task::spawn(async {
+                let (count, waker) = counting_waker();
+                let mut other = pin!(task::yield_now());
+                assert!(poll_with(other.as_mut(), &waker).is_pending());
+                assert_eq!(count.count(), 0);
+                task::block_in_place(|| assert_eq!(count.count(), 1));
+            })
+            .await
+            .unwrap();
+        });
+    }
+}
+
+/// Inside `block_in_place` the thread drives no core: a yield there wakes at
+/// once (deferring it would hang this `block_on`).
+#[test]
+fn yield_inside_block_in_place_does_not_hang() {
+    let rt = multi_thread(2);
+    let out = rt.block_on(async {
+        task::spawn(async {
+            task::block_in_place(|| {
+                Handle::current().block_on(async {
+                    task::yield_now().await;
+                    7
+                })
+            })
+        })
+        .await
+        .unwrap()
+    });
+    assert_eq!(out, 7);
+}
+
+/// Outside any runtime a yield is an immediate wake.
+#[test]
+fn yield_outside_a_runtime_wakes_at_once() {
+    let (count, waker) = counting_waker();
+    let mut y = pin!(task::yield_now());
+    assert!(poll_with(y.as_mut(), &waker).is_pending());
+    assert_eq!(count.count(), 1);
+    assert_eq!(poll_with(y.as_mut(), &waker), Poll::Ready(()));
+}

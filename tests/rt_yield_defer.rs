@@ -204,3 +204,40 @@ fn yield_outside_a_runtime_wakes_at_once() {
     assert_eq!(count.count(), 1);
     assert_eq!(poll_with(y.as_mut(), &waker), Poll::Ready(()));
 }
+
+/// A wake deferred by an `on_thread_park` hook (a `yield_now` polled there)
+/// keeps the thread from sleeping: it is delivered right after the driver
+/// is polled.
+#[test]
+fn yield_in_on_thread_park_is_delivered() {
+    use std::sync::Arc;
+    use volt::sync::Notify;
+
+    struct NotifyWaker(Notify);
+    impl std::task::Wake for NotifyWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.notify_one();
+        }
+    }
+
+    for multi in [false, true] {
+        let notify = Arc::new(NotifyWaker(Notify::new()));
+        let waker = std::task::Waker::from(notify.clone());
+        let once = AtomicBool::new(false);
+        let hook = move || {
+            if !once.swap(true, SeqCst) {
+                let mut y = pin!(task::yield_now());
+                let _ = poll_with(y.as_mut(), &waker);
+            }
+        };
+        let mut builder = if multi {
+            let mut b = Builder::new_multi_thread();
+            b.worker_threads(1);
+            b
+        } else {
+            Builder::new_current_thread()
+        };
+        let rt = builder.enable_all().on_thread_park(hook).build().unwrap();
+        rt.block_on(notify.0.notified());
+    }
+}

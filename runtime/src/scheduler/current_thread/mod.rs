@@ -416,15 +416,24 @@ impl Context {
             core = c;
         }
 
-        // `before_park` may have spawned something to run instead.
-        if core.tasks.is_empty() {
+        // `before_park` may have spawned something to run instead, or
+        // deferred a wake (a `yield_now` in it): then only poll the driver,
+        // as tokio does, so that its events are not held back either.
+        let sleep = core.tasks.is_empty() && self.defer.is_empty();
+        if sleep {
             core.metrics.about_to_park();
             core.submit_metrics(handle);
-            let (c, ()) = self.enter(core, || {
+        }
+        let (c, ()) = self.enter(core, || {
+            if sleep {
                 driver.park(&handle.driver);
-                self.defer.wake();
-            });
-            core = c;
+            } else {
+                driver.park_timeout(&handle.driver, Duration::ZERO);
+            }
+            self.defer.wake();
+        });
+        core = c;
+        if sleep {
             core.metrics.unparked();
             core.submit_metrics(handle);
         }

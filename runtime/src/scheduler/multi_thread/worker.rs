@@ -429,6 +429,10 @@ impl Context {
                         .process_timer_shard(self.worker.index);
                 }
             }
+            // `before_park` deferred a wake (a `yield_now` in it): no sleep.
+            None if !self.defer.is_empty() => {
+                park.park_timeout(&self.worker.handle.driver, Duration::ZERO);
+            }
             None => park.park(&self.worker.handle.driver),
         }
         // The driver has been polled: the yields run now.

@@ -30,23 +30,35 @@ fn single_driver_thread_runtimes() -> [Runtime; 2] {
     [current_thread(), multi_thread(1)]
 }
 
-/// A task that yields in a loop while a connection waits in its listener's
-/// backlog: the accept must complete within a few yields. With immediate
-/// re-queueing the task ran `event_interval` (61) times before the driver
-/// saw the connection.
+/// A Unix socket with a byte waiting that volt can learn of only from its
+/// driver: the volt end was seen empty (which clears the readiness a new
+/// stream starts with) before the peer wrote. A socket pair has no network
+/// stack in between, so the byte and the epoll event are there as soon as
+/// `write` returns. Call inside a runtime.
+fn byte_only_the_driver_knows_of() -> (volt::net::UnixStream, std::os::unix::net::UnixStream) {
+    use std::io::Write;
+    let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    let ours = volt::net::UnixStream::from_std(ours).unwrap();
+    let err = ours.try_read(&mut [0u8; 1]).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    theirs.write_all(b"x").unwrap();
+    (ours, theirs)
+}
+
+/// A task that yields in a loop while its socket has data: the driver must
+/// report it within a few yields. With immediate re-queueing the task ran
+/// `event_interval` (61) times before the driver was polled.
 fn yield_loop_sees_io(use_budget: bool) {
     for rt in single_driver_thread_runtimes() {
         let yields = rt.block_on(async {
             task::spawn(async move {
-                let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                let addr = listener.local_addr().unwrap();
-                // Done before the loop: the kernel queues the connection.
-                let _client = std::net::TcpStream::connect(addr).unwrap();
-                let accepted = AtomicBool::new(false);
+                let (ours, _theirs) = byte_only_the_driver_knows_of();
+                let seen = AtomicBool::new(false);
                 let mut yields = 0;
                 volt::join!(
                     async {
-                        while !accepted.load(SeqCst) {
+                        while !seen.load(SeqCst) {
                             if use_budget {
                                 // More than one task budget: at least one
                                 // forced yield per round.
@@ -61,8 +73,8 @@ fn yield_loop_sees_io(use_budget: bool) {
                         }
                     },
                     async {
-                        listener.accept().await.unwrap();
-                        accepted.store(true, SeqCst);
+                        ours.readable().await.unwrap();
+                        seen.store(true, SeqCst);
                     }
                 );
                 yields
@@ -91,11 +103,9 @@ fn local_task_yield_waits_for_the_driver() {
     let rt = current_thread();
     let local = task::LocalSet::new();
     local.block_on(&rt, async {
-        let listener = volt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let _client = std::net::TcpStream::connect(addr).unwrap();
-        let accepted = std::rc::Rc::new(std::cell::Cell::new(false));
-        let flag = accepted.clone();
+        let (ours, _theirs) = byte_only_the_driver_knows_of();
+        let seen = std::rc::Rc::new(std::cell::Cell::new(false));
+        let flag = seen.clone();
         let yielder = task::spawn_local(async move {
             let mut yields = 0;
             while !flag.get() {
@@ -104,8 +114,8 @@ fn local_task_yield_waits_for_the_driver() {
                 assert!(yields < 10, "the driver was not polled between yields");
             }
         });
-        listener.accept().await.unwrap();
-        accepted.set(true);
+        ours.readable().await.unwrap();
+        seen.set(true);
         yielder.await.unwrap();
     });
 }

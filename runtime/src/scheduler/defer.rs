@@ -160,16 +160,9 @@ impl scheduler::Context {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::util::test_waker::Count;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-    use std::task::Wake;
-
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
 
     #[test]
     fn same_waker_twice_in_a_row_is_kept_once() {

@@ -281,12 +281,10 @@ impl Core {
     /// Moves the tasks that yielded to the back of the queue (the driver
     /// has just been polled).
     fn requeue_deferred(&mut self) {
-        let mut deferred = std::mem::take(&mut self.deferred);
-        for task in deferred.drain(..) {
-            self.push_task(task);
+        for task in self.deferred.drain(..) {
+            self.metrics.inc_local_schedule_count();
+            self.tasks.push_back(task);
         }
-        // Keep the allocation for the next round of yields.
-        self.deferred = deferred;
     }
 
     fn submit_metrics(&mut self, handle: &Handle) {

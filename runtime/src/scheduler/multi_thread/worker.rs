@@ -240,8 +240,9 @@ pub(super) fn run(worker: Arc<Worker>) {
             let cx = cx.expect_multi_thread();
             // Only ever returns `Err`: the core was handed away or shut down.
             assert!(cx.run(core).is_err());
-            // A task that yielded, then lost the core to `block_in_place`
-            // (its own): its wake goes to the global queue.
+            // Wakes deferred after the last drain (by tasks run after the
+            // maintenance that saw shutdown): delivered, not dropped. With
+            // the core gone they go to the global queue.
             cx.defer.wake();
         });
     });
@@ -503,17 +504,11 @@ impl Core {
     /// Moves the tasks that yielded to the back of the run queue (the
     /// driver has just been polled).
     fn requeue_deferred(&mut self, handle: &Handle) {
-        if self.deferred.is_empty() {
-            return;
-        }
-        let mut deferred = std::mem::take(&mut self.deferred);
-        for task in deferred.drain(..) {
+        for task in self.deferred.drain(..) {
             self.stats.inc_local_schedule_count();
             self.run_queue
                 .push_back_or_overflow(task, &handle.shared.inject, &mut self.stats);
         }
-        // Keep the allocation for the next round of yields.
-        self.deferred = deferred;
     }
 
     /// Steals from another worker, or takes from the global queue.

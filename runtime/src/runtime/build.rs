@@ -6,11 +6,6 @@ use crate::runtime::{Builder, Runtime};
 
 use std::io;
 
-/// Default number of ticks between global-queue checks, per scheduler.
-const DEFAULT_GLOBAL_QUEUE_INTERVAL_CURRENT_THREAD: u32 = 31;
-#[cfg(feature = "rt-multi-thread")]
-const DEFAULT_GLOBAL_QUEUE_INTERVAL_MULTI_THREAD: u32 = 61;
-
 impl Builder {
     fn driver_config(&self, enable_pausing: bool, timer_shards: usize) -> crate::driver::Cfg {
         crate::driver::Cfg {
@@ -24,11 +19,9 @@ impl Builder {
         }
     }
 
-    fn scheduler_config(&self, default_global_queue_interval: u32) -> crate::scheduler::Config {
+    fn scheduler_config(&self) -> crate::scheduler::Config {
         crate::scheduler::Config {
-            global_queue_interval: self
-                .global_queue_interval
-                .unwrap_or(default_global_queue_interval),
+            global_queue_interval: self.global_queue_interval,
             event_interval: self.event_interval,
             before_park: self.before_park.clone(),
             after_unpark: self.after_unpark.clone(),
@@ -54,7 +47,7 @@ impl Builder {
             driver,
             driver_handle,
             blocking_spawner,
-            self.scheduler_config(DEFAULT_GLOBAL_QUEUE_INTERVAL_CURRENT_THREAD),
+            self.scheduler_config(),
             self.name.clone(),
         );
 
@@ -87,7 +80,7 @@ impl Builder {
             driver,
             driver_handle,
             blocking_spawner,
-            self.scheduler_config(DEFAULT_GLOBAL_QUEUE_INTERVAL_MULTI_THREAD),
+            self.scheduler_config(),
             self.name.clone(),
         );
 

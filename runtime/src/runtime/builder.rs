@@ -652,7 +652,11 @@ impl Builder {
     /// task.
     ///
     /// By default the global queue interval is 31 for the current-thread
-    /// scheduler and 61 for the multi-threaded one.
+    /// scheduler. The multi-thread scheduler, unless this is set, tunes it
+    /// on each worker from the mean time its task polls take: it aims at a
+    /// check of the global queue every 200 µs, between 2 and 127 ticks
+    /// apart, starting at 61 (tokio's heuristic). An interval set here is
+    /// never tuned.
     ///
     /// Schedulers have a local queue of already-claimed tasks, and a global
     /// queue of incoming tasks. Setting the interval to a smaller value

@@ -56,6 +56,17 @@ pub(crate) struct MetricsBatch {
     lifo_count: u64,
     injector_pull_count: u64,
     processing_started_at: Option<Instant>,
+    poll_count_at_processing_start: u64,
+}
+
+/// A batch of task polls, from `start_processing_scheduled_tasks` to
+/// `end_processing_scheduled_tasks`.
+/// Only the multi-thread workers read it.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
+pub(crate) struct ProcessedBatch {
+    pub(crate) elapsed: Duration,
+    pub(crate) polls: u64,
 }
 
 impl MetricsBatch {
@@ -74,6 +85,7 @@ impl MetricsBatch {
             lifo_count: worker.lifo_count.load(Relaxed),
             injector_pull_count: worker.injector_pull_count.load(Relaxed),
             processing_started_at: None,
+            poll_count_at_processing_start: 0,
         }
     }
 
@@ -121,12 +133,19 @@ impl MetricsBatch {
 
     pub(crate) fn start_processing_scheduled_tasks(&mut self) {
         self.processing_started_at = Some(Instant::now());
+        self.poll_count_at_processing_start = self.poll_count;
     }
 
-    pub(crate) fn end_processing_scheduled_tasks(&mut self) {
-        if let Some(started) = self.processing_started_at.take() {
-            self.busy_duration_total += started.elapsed().as_nanos() as u64;
-        }
+    /// Ends the batch started last; `None` if none was open. The
+    /// multi-thread workers tune their global queue interval from it.
+    pub(crate) fn end_processing_scheduled_tasks(&mut self) -> Option<ProcessedBatch> {
+        let started = self.processing_started_at.take()?;
+        let elapsed = started.elapsed();
+        self.busy_duration_total += elapsed.as_nanos() as u64;
+        Some(ProcessedBatch {
+            elapsed,
+            polls: self.poll_count - self.poll_count_at_processing_start,
+        })
     }
 
     pub(crate) fn start_poll(&mut self) {

@@ -37,8 +37,10 @@ pub(crate) enum Context {
 
 /// Configuration shared by both schedulers.
 pub(crate) struct Config {
-    /// How many ticks between checks of the global queue.
-    pub(crate) global_queue_interval: u32,
+    /// How many ticks between checks of the global queue, if the builder
+    /// set it (otherwise the current-thread scheduler uses 31, and the
+    /// multi-thread one tunes it: `multi_thread/tuning.rs`).
+    pub(crate) global_queue_interval: Option<u32>,
     /// How many ticks between polls of the driver.
     pub(crate) event_interval: u32,
     pub(crate) before_park: Option<crate::runtime::Callback>,

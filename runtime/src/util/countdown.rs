@@ -33,6 +33,21 @@ impl Countdown {
             false
         }
     }
+
+    /// The current interval.
+    #[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
+    pub(crate) fn every(&self) -> u32 {
+        self.every
+    }
+
+    /// Changes the interval. The tick in progress elapses no later than the
+    /// new interval allows, so a shorter one takes effect at once.
+    #[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
+    pub(crate) fn set_every(&mut self, every: u32) {
+        assert!(every > 0, "a countdown needs a positive interval");
+        self.every = every;
+        self.left = self.left.min(every);
+    }
 }
 
 #[cfg(test)]
@@ -47,5 +62,27 @@ mod tests {
                 assert_eq!(c.elapsed(), tick % every == 0, "every {every}, tick {tick}");
             }
         }
+    }
+
+    #[test]
+    fn a_shorter_interval_applies_to_the_count_in_progress() {
+        let mut c = Countdown::new(61);
+        for _ in 0..10 {
+            assert!(!c.elapsed());
+        }
+        c.set_every(4);
+        assert_eq!(c.every(), 4);
+        let ticks: Vec<bool> = (0..8).map(|_| c.elapsed()).collect();
+        assert_eq!(
+            ticks,
+            [false, false, false, true, false, false, false, true]
+        );
+
+        // A longer one lets the count in progress finish first.
+        assert!(!c.elapsed());
+        c.set_every(10);
+        let ticks: Vec<bool> = (0..13).map(|_| c.elapsed()).collect();
+        assert_eq!(ticks.iter().position(|&t| t), Some(2));
+        assert_eq!(ticks.iter().rposition(|&t| t), Some(12));
     }
 }

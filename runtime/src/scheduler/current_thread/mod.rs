@@ -103,6 +103,9 @@ struct Core {
 /// Initial capacity of the local run queue.
 const INITIAL_CAPACITY: usize = 64;
 
+/// Ticks between global-queue checks unless the builder sets it (tokio's).
+const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 31;
+
 impl CurrentThread {
     pub(crate) fn new(
         driver: Driver,
@@ -133,7 +136,13 @@ impl CurrentThread {
         let core = AtomicCell::new(Some(Box::new(Core {
             tasks: VecDeque::with_capacity(INITIAL_CAPACITY),
             deferred: Vec::new(),
-            global_queue_first_in: Countdown::new(handle.shared.config.global_queue_interval),
+            global_queue_first_in: Countdown::new(
+                handle
+                    .shared
+                    .config
+                    .global_queue_interval
+                    .unwrap_or(DEFAULT_GLOBAL_QUEUE_INTERVAL),
+            ),
             driver: Some(driver),
             metrics: MetricsBatch::new(&handle.shared.worker_metrics),
         })));

@@ -8,12 +8,14 @@
 //! * [`idle`]: which workers search or sleep; the no-lost-wake-up protocol.
 //! * [`park`]: how a worker sleeps (on the shared driver or its condvar).
 //! * [`handle`]: the shared handle tasks and runtime handles hold.
+//! * [`tuning`]: the global queue interval, tuned from the mean poll time.
 
 pub(crate) mod block_in_place;
 pub(crate) mod handle;
 pub(crate) mod idle;
 pub(crate) mod park;
 pub(crate) mod queue;
+pub(crate) mod tuning;
 pub(crate) mod worker;
 
 #[cfg(all(test, loom))]

@@ -8,9 +8,10 @@
 //! 1. every `event_interval` ticks, polls the driver without sleeping and
 //!    checks for shutdown ("maintenance");
 //! 2. takes a task: from the global queue first every
-//!    `global_queue_interval` ticks (fairness for remote work), otherwise
-//!    from its LIFO slot, its local queue, then a batch from the global
-//!    queue;
+//!    `global_queue_interval` ticks (fairness for remote work; unless the
+//!    builder sets it, tuned from the mean poll time, see `tuning.rs`),
+//!    otherwise from its LIFO slot, its local queue, then a batch from the
+//!    global queue;
 //! 3. if it has none but tasks yielded, polls the driver without sleeping
 //!    and runs them: yields are deferred until the driver has been polled
 //!    (`scheduler/defer.rs`), and every poll of the driver here wakes them;
@@ -43,14 +44,15 @@
 //! its core to `shutdown_cores`; the last core in drains every queue.
 
 use crate::driver::Driver;
-use crate::runtime::metrics::MetricsBatch;
 use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::metrics::{MetricsBatch, ProcessedBatch};
 use crate::scheduler::defer::{self, Defer};
 use crate::scheduler::inject::Inject;
 use crate::scheduler::multi_thread::handle::Handle;
 use crate::scheduler::multi_thread::idle::Idle;
 use crate::scheduler::multi_thread::park::{Parker, Unparker};
 use crate::scheduler::multi_thread::queue;
+use crate::scheduler::multi_thread::tuning::{self, PollTime};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
 use crate::task::{LocalNotified, Notified as TaskNotified};
@@ -85,6 +87,8 @@ pub(super) struct Core {
     /// Ticks until the global queue next goes first
     /// (`global_queue_interval` apart).
     global_queue_first_in: Countdown,
+    /// Tunes `global_queue_first_in`; `None` if the builder fixed it.
+    poll_time: Option<PollTime>,
     pub(super) lifo_slot: Option<Notified>,
     /// Disabled after too many LIFO polls in a row, or by the builder.
     lifo_enabled: bool,
@@ -163,7 +167,15 @@ pub(super) fn create(
         let stats = MetricsBatch::new(&metrics);
         cores.push(Box::new(Core {
             maintenance_in: Countdown::new(config.event_interval),
-            global_queue_first_in: Countdown::new(config.global_queue_interval),
+            global_queue_first_in: Countdown::new(
+                config
+                    .global_queue_interval
+                    .unwrap_or(tuning::INITIAL_INTERVAL),
+            ),
+            poll_time: match config.global_queue_interval {
+                Some(_) => None,
+                None => Some(PollTime::new()),
+            },
             lifo_slot: None,
             lifo_enabled: !config.disable_lifo_slot,
             deferred: Vec::new(),
@@ -288,7 +300,7 @@ impl Context {
                 continue;
             }
 
-            core.stats.end_processing_scheduled_tasks();
+            core.end_processing_scheduled_tasks();
 
             if let Some(task) = core.steal_work(&self.worker) {
                 core.stats.start_processing_scheduled_tasks();
@@ -378,9 +390,13 @@ impl Context {
 
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
         if core.maintenance_in.elapsed() {
+            // A busy worker's batch ends here at the latest: the tuning
+            // gets a measurement every `event_interval` ticks.
+            core.end_processing_scheduled_tasks();
             // Poll the driver without sleeping.
             core = self.park_timeout(core, Some(Duration::ZERO));
             core.maintenance(&self.worker);
+            core.stats.start_processing_scheduled_tasks();
         }
         core
     }
@@ -494,6 +510,20 @@ impl Core {
             });
             self.stats.inc_injector_pull_count(taken);
             first
+        }
+    }
+
+    /// Ends the batch of polls started last, and tunes the global queue
+    /// interval from it.
+    fn end_processing_scheduled_tasks(&mut self) {
+        let batch = self.stats.end_processing_scheduled_tasks();
+        if let (Some(poll_time), Some(ProcessedBatch { elapsed, polls })) =
+            (&mut self.poll_time, batch)
+        {
+            poll_time.record_batch(elapsed, polls);
+            if let Some(next) = poll_time.retune(self.global_queue_first_in.every()) {
+                self.global_queue_first_in.set_every(next);
+            }
         }
     }
 

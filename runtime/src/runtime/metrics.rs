@@ -38,6 +38,8 @@ pub(crate) struct WorkerMetrics {
     pub(crate) lifo_count: AtomicU64,
     pub(crate) injector_pull_count: AtomicU64,
     pub(crate) queue_depth: AtomicUsize,
+    /// In nanoseconds; the multi-thread workers publish it with the batch.
+    pub(crate) mean_poll_time: AtomicU64,
 }
 
 /// The worker-owned batch of counters.
@@ -305,6 +307,7 @@ impl RuntimeMetrics {
     /// println!("worker 0 was busy for a total of {:?}", n);
     /// # });
     /// ```
+    #[track_caller]
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
         let nanos = self
             .handle
@@ -342,6 +345,7 @@ impl RuntimeMetrics {
     /// println!("worker 0 parked {} times", n);
     /// # });
     /// ```
+    #[track_caller]
     pub fn worker_park_count(&self, worker: usize) -> u64 {
         self.worker(worker).park_count.load(Relaxed)
     }
@@ -377,6 +381,7 @@ impl RuntimeMetrics {
     /// }
     /// # });
     /// ```
+    #[track_caller]
     pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
         self.worker(worker).park_unpark_count.load(Relaxed)
     }
@@ -387,6 +392,7 @@ impl RuntimeMetrics {
     /// # Panics
     ///
     /// If `worker >= num_workers()`.
+    #[track_caller]
     pub fn worker_steal_count(&self, worker: usize) -> u64 {
         self.worker(worker).steal_count.load(Relaxed)
     }
@@ -397,6 +403,7 @@ impl RuntimeMetrics {
     /// # Panics
     ///
     /// If `worker >= num_workers()`.
+    #[track_caller]
     pub fn worker_steal_operations(&self, worker: usize) -> u64 {
         self.worker(worker).steal_operations.load(Relaxed)
     }
@@ -406,8 +413,41 @@ impl RuntimeMetrics {
     /// # Panics
     ///
     /// If `worker >= num_workers()`.
+    #[track_caller]
     pub fn worker_poll_count(&self, worker: usize) -> u64 {
         self.worker(worker).poll_count.load(Relaxed)
+    }
+
+    /// Returns the mean duration of task polls on the given worker.
+    ///
+    /// This is an exponentially weighted moving average, updated each time
+    /// the worker finishes a batch of polls (at the latest every
+    /// `event_interval` ticks), and published with the worker's other
+    /// metrics. It is what the multi-thread scheduler tunes its global
+    /// queue interval from. Currently, this metric is only provided by the
+    /// multi-threaded runtime: it is zero on the current-thread one. (tokio
+    /// has it behind `tokio_unstable`.)
+    ///
+    /// # Panics
+    ///
+    /// The method panics when `worker` represents an invalid worker, i.e. is
+    /// greater than or equal to `num_workers()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime::Handle;
+    ///
+    /// # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+    /// let metrics = Handle::current().metrics();
+    ///
+    /// let n = metrics.worker_mean_poll_time(0);
+    /// println!("worker 0 has a mean poll time of {:?}", n);
+    /// # });
+    /// ```
+    #[track_caller]
+    pub fn worker_mean_poll_time(&self, worker: usize) -> Duration {
+        Duration::from_nanos(self.worker(worker).mean_poll_time.load(Relaxed))
     }
 
     /// *volt-only.* Returns the number of tasks the given worker ran from its
@@ -416,6 +456,7 @@ impl RuntimeMetrics {
     /// # Panics
     ///
     /// If `worker >= num_workers()`.
+    #[track_caller]
     pub fn worker_lifo_count(&self, worker: usize) -> u64 {
         self.worker(worker).lifo_count.load(Relaxed)
     }
@@ -426,6 +467,7 @@ impl RuntimeMetrics {
     /// # Panics
     ///
     /// If `worker >= num_workers()`.
+    #[track_caller]
     pub fn worker_injector_pull_count(&self, worker: usize) -> u64 {
         self.worker(worker).injector_pull_count.load(Relaxed)
     }
@@ -436,6 +478,7 @@ impl RuntimeMetrics {
     /// # Panics
     ///
     /// If `worker >= num_workers()`.
+    #[track_caller]
     pub fn worker_overflow_count(&self, worker: usize) -> u64 {
         self.worker(worker).overflow_count.load(Relaxed)
     }

@@ -341,6 +341,7 @@ impl Handle {
         self.shared.inject.len()
     }
 
+    #[track_caller]
     pub(crate) fn worker_metrics(&self, worker: usize) -> &WorkerMetrics {
         assert_eq!(0, worker, "index out of bounds");
         &self.shared.worker_metrics

@@ -1,5 +1,6 @@
 //! Self-tuning of the global queue interval, as tokio's multi-thread
-//! scheduler does when the builder sets none.
+//! scheduler does when the builder sets none. The mean poll time it tunes
+//! from is also a metric (`RuntimeMetrics::worker_mean_poll_time`).
 //!
 //! A worker takes from the global queue first every `global_queue_interval`
 //! ticks, so remote work (spawns from outside the runtime, wakes from other
@@ -79,6 +80,11 @@ impl PollTime {
         let mean_of_batch = elapsed.as_nanos() as f64 / polls;
         let alpha = 1.0 - (1.0 - ALPHA).powf(polls);
         self.mean_ns = alpha * mean_of_batch + (1.0 - alpha) * self.mean_ns;
+    }
+
+    /// The current average, in nanoseconds.
+    pub(super) fn mean_nanos(&self) -> u64 {
+        self.mean_ns as u64
     }
 
     /// The global queue interval the current average calls for.

@@ -62,6 +62,7 @@ use crate::util::rand::FastRand;
 use crate::{context, coop};
 
 use std::cell::RefCell;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
 use std::time::Duration;
@@ -87,8 +88,10 @@ pub(super) struct Core {
     /// Ticks until the global queue next goes first
     /// (`global_queue_interval` apart).
     global_queue_first_in: Countdown,
-    /// Tunes `global_queue_first_in`; `None` if the builder fixed it.
-    poll_time: Option<PollTime>,
+    /// The mean task poll time (a metric), which tunes
+    /// `global_queue_first_in` unless the builder fixed it.
+    poll_time: PollTime,
+    tune_global_queue_interval: bool,
     pub(super) lifo_slot: Option<Notified>,
     /// Disabled after too many LIFO polls in a row, or by the builder.
     lifo_enabled: bool,
@@ -172,10 +175,8 @@ pub(super) fn create(
                     .global_queue_interval
                     .unwrap_or(tuning::INITIAL_INTERVAL),
             ),
-            poll_time: match config.global_queue_interval {
-                Some(_) => None,
-                None => Some(PollTime::new()),
-            },
+            poll_time: PollTime::new(),
+            tune_global_queue_interval: config.global_queue_interval.is_none(),
             lifo_slot: None,
             lifo_enabled: !config.disable_lifo_slot,
             deferred: Vec::new(),
@@ -409,10 +410,8 @@ impl Context {
         if core.transition_to_parked(&self.worker) {
             while !core.is_shutdown {
                 core.stats.about_to_park();
-                core.stats.submit(
-                    &self.worker.handle.shared.worker_metrics[self.worker.index],
-                    core.run_queue.len(),
-                );
+                let queue_depth = core.run_queue.len();
+                core.submit_metrics(&self.worker, queue_depth);
                 core = self.park_timeout(core, None);
                 core.stats.unparked();
                 core.maintenance(&self.worker);
@@ -516,12 +515,13 @@ impl Core {
     /// Ends the batch of polls started last, and tunes the global queue
     /// interval from it.
     fn end_processing_scheduled_tasks(&mut self) {
-        let batch = self.stats.end_processing_scheduled_tasks();
-        if let (Some(poll_time), Some(ProcessedBatch { elapsed, polls })) =
-            (&mut self.poll_time, batch)
-        {
-            poll_time.record_batch(elapsed, polls);
-            if let Some(next) = poll_time.retune(self.global_queue_first_in.every()) {
+        let Some(ProcessedBatch { elapsed, polls }) = self.stats.end_processing_scheduled_tasks()
+        else {
+            return;
+        };
+        self.poll_time.record_batch(elapsed, polls);
+        if self.tune_global_queue_interval {
+            if let Some(next) = self.poll_time.retune(self.global_queue_first_in.every()) {
                 self.global_queue_first_in.set_every(next);
             }
         }
@@ -638,10 +638,7 @@ impl Core {
 
     /// Checks for shutdown and publishes metrics.
     fn maintenance(&mut self, worker: &Worker) {
-        self.stats.submit(
-            &worker.handle.shared.worker_metrics[worker.index],
-            self.run_queue.len(),
-        );
+        self.submit_metrics(worker, self.run_queue.len());
         if !self.is_shutdown {
             self.is_shutdown = worker.handle.shared.inject.is_closed();
         }
@@ -650,8 +647,16 @@ impl Core {
     /// Cancels tasks before the core is handed in.
     fn pre_shutdown(&mut self, worker: &Worker) {
         worker.handle.shared.owned.close_and_shutdown_all();
-        self.stats
-            .submit(&worker.handle.shared.worker_metrics[worker.index], 0);
+        self.submit_metrics(worker, 0);
+    }
+
+    /// Publishes the metrics batch, and the mean poll time.
+    fn submit_metrics(&mut self, worker: &Worker, queue_depth: usize) {
+        let metrics = &worker.handle.shared.worker_metrics[worker.index];
+        self.stats.submit(metrics, queue_depth);
+        metrics
+            .mean_poll_time
+            .store(self.poll_time.mean_nanos(), Relaxed);
     }
 
     /// Empties the core's queues (their tasks are cancelled already).

@@ -74,8 +74,82 @@
 //! guaranteed to have been terminated. See the [struct level
 //! documentation](Runtime#shutdown) for more details.
 //!
+//! # Detailed runtime behavior
+//!
+//! This section describes what the runtime promises, and then how its two
+//! schedulers work today. The promise is tokio's; the rest may change
+//! between versions, as it may in tokio.
+//!
+//! ## Fairness
+//!
+//! If no task blocks its thread, and the number of tasks does not grow
+//! without bound, every woken task is polled within some bounded delay.
+//! More precisely: if at most `MAX_TASKS` tasks exist at any moment and
+//! every poll returns within `MAX_SCHEDULE`, there is a `MAX_DELAY`
+//! (which the runtime picks from the other two) within which a woken task
+//! is polled.
+//!
+//! Nothing else about the order of polls is promised. Two ready tasks need
+//! not take turns: one may be polled several times before the other, even
+//! if it calls [`yield_now`]. And a task may be polled without having been
+//! woken (a spurious wake-up), so a future must not assume a poll means a
+//! wake.
+//!
+//! ## I/O and timers
+//!
+//! The runtime checks for ready I/O resources and expired timers between
+//! task polls: whenever it has no task to poll, and otherwise every
+//! [`event_interval`] polls (61 unless set). Under the assumptions above, a
+//! task waiting on I/O or a timer is woken within a bounded delay of the
+//! event.
+//!
+//! A task that yields, by [`yield_now`] or because it ran out of its
+//! [coop budget], is polled again only after the next such check: a task
+//! that yields in a loop while it waits for I/O lets the I/O in first.
+//!
+//! ## Current-thread runtime (today)
+//!
+//! The runtime keeps two FIFO queues of ready tasks: a local one, for
+//! tasks woken on the thread that runs the runtime, and a global one, for
+//! tasks woken or spawned from any other thread. It takes the next task
+//! from the local queue, except when that is empty, or when it has taken
+//! 31 tasks from it in a row; then it looks at the global queue first. The
+//! 31 can be changed with [`global_queue_interval`].
+//!
+//! ## Multi-thread runtime (today)
+//!
+//! The runtime starts a fixed number of worker threads, one per CPU core
+//! unless [`worker_threads`] says otherwise. Each worker has a local queue
+//! of at most 256 tasks; when it is full, half of it moves to the one
+//! global queue. A task woken or spawned on a worker goes to that worker;
+//! from any other thread, to the global queue.
+//!
+//! A worker takes the next task from its local queue, except when that is
+//! empty, or when it has taken [`global_queue_interval`] tasks from it in
+//! a row; then it looks at the global queue first. Unless the builder sets
+//! that interval, each worker tunes it from the mean time its polls take
+//! ([`worker_mean_poll_time`]), so that it looks at the global queue about
+//! every 200 µs: between 2 and 127 polls apart, 61 to start with. With
+//! both queues empty, a worker steals half of another worker's local queue,
+//! and sleeps if there is nothing to steal.
+//!
+//! Workers use the LIFO slot: a task woken by the task running on a worker
+//! goes into that worker's LIFO slot instead of its queue, and runs as soon
+//! as the current poll ends, within the same [coop budget]. A task already
+//! in the slot moves to the back of the queue. After three LIFO polls in a
+//! row the slot is off until the worker polls a task from a queue, so a
+//! pair of tasks that keep waking each other cannot starve the rest. Other
+//! workers cannot steal from the slot. [`disable_lifo_slot`] turns it off.
+//!
 //! [tasks]: crate::task
 //! [runtime builder]: crate::runtime::Builder
+//! [`yield_now`]: crate::task::yield_now
+//! [coop budget]: crate::task::coop
+//! [`event_interval`]: crate::runtime::Builder::event_interval
+//! [`global_queue_interval`]: crate::runtime::Builder::global_queue_interval
+//! [`worker_threads`]: crate::runtime::Builder::worker_threads
+//! [`disable_lifo_slot`]: crate::runtime::Builder::disable_lifo_slot
+//! [`worker_mean_poll_time`]: crate::runtime::RuntimeMetrics::worker_mean_poll_time
 
 mod build;
 mod builder;

@@ -160,3 +160,71 @@ async fn helper_multi() -> usize {
 fn main_attribute_defaults_to_multi_thread() {
     assert_eq!(helper_multi(), 3);
 }
+
+/// `join!` keeps one pointer for all its futures: tokio's sizes (its
+/// `join_size` tests).
+#[test]
+fn future_sizes_match_tokio() {
+    use std::mem::size_of_val;
+    let one = async { volt::join!(ready(0i32)) };
+    let two = async { volt::join!(ready(0i32), ready(0i32)) };
+    let one_biased = async { volt::join!(biased; ready(0i32)) };
+    let two_biased = async { volt::join!(biased; ready(0i32), ready(0i32)) };
+    assert_eq!((size_of_val(&one), size_of_val(&two)), (32, 48));
+    assert_eq!(
+        (size_of_val(&one_biased), size_of_val(&two_biased)),
+        (24, 40)
+    );
+    let try_two = async { volt::try_join!(ready(Ok::<i32, ()>(0)), ready(Ok::<i32, ()>(0))) };
+    assert!(size_of_val(&try_two) <= 64, "{}", size_of_val(&try_two));
+}
+
+#[volt::test]
+async fn more_than_sixteen_futures_keep_their_order() {
+    let v = volt::join!(
+        ready(0),
+        ready(1),
+        ready(2),
+        ready(3),
+        ready(4),
+        ready(5),
+        ready(6),
+        ready(7),
+        ready(8),
+        ready(9),
+        ready(10),
+        ready(11),
+        ready(12),
+        ready(13),
+        ready(14),
+        ready(15),
+        ready(16),
+        async {
+            volt::task::yield_now().await;
+            17
+        },
+    );
+    assert_eq!(v.0 + v.16, 16);
+    assert_eq!(v.17, 17);
+    let ok = |v: u8| ready(Ok::<u8, u8>(v));
+    let r = volt::try_join!(
+        ok(0),
+        ok(1),
+        ok(2),
+        ok(3),
+        ok(4),
+        ok(5),
+        ok(6),
+        ok(7),
+        ok(8),
+        ok(9),
+        ok(10),
+        ok(11),
+        ok(12),
+        ok(13),
+        ok(14),
+        ok(15),
+        ready(Err::<u8, u8>(16)),
+    );
+    assert!(matches!(r, Err(16)));
+}

@@ -277,3 +277,41 @@ async fn into_future_is_used() {
     };
     assert_eq!(v, 3);
 }
+
+/// `select!` keeps one pointer for all its futures and a bit mask sized to
+/// the branch count: tokio's sizes (its `pointer_64_tests`).
+#[test]
+fn future_sizes_match_tokio() {
+    use std::mem::size_of_val;
+    let one = async {
+        let a = ready(0i32);
+        volt::select! { _ = a => {} }
+    };
+    let two = async {
+        let (a, b) = (ready(0i32), ready(0i32));
+        volt::select! { _ = a => {}, _ = b => {} }
+    };
+    let three = async {
+        let (a, b, c) = (ready(0i32), ready(0i32), ready(0i32));
+        volt::select! { _ = a => {}, _ = b => {}, _ = c => {} }
+    };
+    assert_eq!(
+        (size_of_val(&one), size_of_val(&two), size_of_val(&three)),
+        (32, 40, 48)
+    );
+}
+
+#[volt::test]
+async fn branches_past_sixteen_nest_and_keep_their_order() {
+    // 17 branches: two levels of tuples inside; `biased;` polls in order,
+    // so the first ready branch wins wherever it sits.
+    let v = volt::select! {
+        biased;
+        _ = pending::<()>() => 0, _ = pending::<()>() => 1, _ = pending::<()>() => 2, _ = pending::<()>() => 3,
+        _ = pending::<()>() => 4, _ = pending::<()>() => 5, _ = pending::<()>() => 6, _ = pending::<()>() => 7,
+        _ = pending::<()>() => 8, _ = pending::<()>() => 9, _ = pending::<()>() => 10, _ = pending::<()>() => 11,
+        _ = pending::<()>() => 12, _ = pending::<()>() => 13, _ = pending::<()>() => 14, v = ready(15) => v,
+        v = ready(16) => v,
+    };
+    assert_eq!(v, 15);
+}

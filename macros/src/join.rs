@@ -1,12 +1,14 @@
 //! The engines of `volt::join!` and `volt::try_join!`.
 //!
-//! Both wrap each future in a `MaybeDone` pinned on the stack and poll them
-//! in one `poll_fn`. Unless `biased;` is given, each poll starts one future
-//! further than the previous poll (a rotation), so that no future gets to
-//! starve the others of the task's coop budget. `try_join!` returns the
+//! Both wrap each future in a `MaybeDone`, keep them in one tuple pinned on
+//! the stack (`tuple.rs`) and poll them in one `poll_fn`. Unless `biased;`
+//! is given, each poll starts one future further than the previous poll (a
+//! rotation), so that no future gets to starve the others of the task's
+//! coop budget. `try_join!` returns the
 //! first `Err` it sees (dropping the other futures).
 
 use crate::select::{parse_biased, parse_crate};
+use crate::tuple;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::parse::{Parse, ParseStream};
@@ -64,12 +66,19 @@ pub(crate) fn join(input: TokenStream, is_try: bool) -> TokenStream {
     let is_pending = format_ident!("__volt_is_pending", span = span);
     let rotator = format_ident!("__volt_rotator", span = span);
     let cx = format_ident!("__volt_cx", span = span);
+    let all = format_ident!("__volt_futures", span = span);
 
-    let pins = names.iter().zip(&futures).map(|(name, fut)| {
-        quote_spanned! {span=>
-            let mut #name = ::core::pin::pin!(#support::maybe_done(#fut));
-        }
-    });
+    let leaves: Vec<TokenStream> = futures
+        .iter()
+        .map(|fut| quote_spanned! {span=> #support::maybe_done(#fut) })
+        .collect();
+    let tuple = tuple::nest(&leaves, span);
+    let projection = tuple::project(
+        quote_spanned! {span=> #all.as_mut() },
+        &names,
+        &support,
+        span,
+    );
 
     let polls = names.iter().map(|name| {
         let on_ready = if is_try {
@@ -130,10 +139,11 @@ pub(crate) fn join(input: TokenStream, is_try: bool) -> TokenStream {
     };
 
     quote_spanned! {span=> {
-        #( #pins )*
+        let mut #all = ::core::pin::pin!(#tuple);
         #[allow(unused_mut, unused_variables)]
         let mut #rotator: u32 = 0;
         #support::poll_fn(move |#cx: &mut #support::Context<'_>| {
+            #projection
             let mut #is_pending = false;
             let mut #to_run: u32 = #count;
             #[allow(unused_mut)]

@@ -12,6 +12,7 @@
 mod entry;
 mod join;
 mod select;
+mod tuple;
 
 use proc_macro::TokenStream;
 

@@ -16,10 +16,12 @@
 //!    handler may borrow what the futures borrowed, and `return`, `break`
 //!    and `?` in it act on the surrounding code.
 //!
-//! The generated code is safe Rust: every future is pinned on the stack
-//! with `core::pin::pin!`. Internal names use `Span::mixed_site()`, so they
-//! never clash with the user's.
+//! The generated code is safe Rust: the futures live in one tuple pinned
+//! on the stack with `core::pin::pin!`, and each poll reaches them through
+//! volt's safe tuple projection (`tuple.rs`). Internal names use
+//! `Span::mixed_site()`, so they never clash with the user's.
 
+use crate::tuple;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
@@ -222,25 +224,42 @@ pub(crate) fn select(input: TokenStream) -> TokenStream {
     let start = format_ident!("__volt_start", span = span);
     let branch = format_ident!("__volt_branch", span = span);
     let futures_init = format_ident!("__volt_futures_init", span = span);
+    let all = format_ident!("__volt_futures", span = span);
+    // One bit per branch in the smallest integer that holds them (it is
+    // part of the generated future's size).
+    let mask_ty = match n {
+        0..=8 => quote! { u8 },
+        9..=16 => quote! { u16 },
+        17..=32 => quote! { u32 },
+        _ => quote! { u64 },
+    };
 
     let preconditions = branches.iter().enumerate().filter_map(|(i, b)| {
         b.cond.as_ref().map(|c| {
             let i = i as u32;
             quote_spanned! {span=>
                 if !(#c) {
-                    #disabled |= 1u64 << #i;
+                    #disabled |= (1 as #mask_ty) << #i;
                 }
             }
         })
     });
 
     let fut_exprs = branches.iter().map(|b| &b.fut);
-    let indices = (0..n).map(syn::Index::from);
-    let pin_futs = futs.iter().zip(indices).map(|(f, i)| {
-        quote_spanned! {span=>
-            let mut #f = ::core::pin::pin!(#support::IntoFuture::into_future(#futures_init.#i));
-        }
-    });
+    // The expressions go in a tuple of their own first, as written, so that
+    // temporaries in them live as long as the `select!` (temporary
+    // lifetime extension); then each is turned into its future.
+    let leaves: Vec<TokenStream> = (0..n)
+        .map(syn::Index::from)
+        .map(|i| quote_spanned! {span=> #support::IntoFuture::into_future(#futures_init.#i) })
+        .collect();
+    let tuple = tuple::nest(&leaves, span);
+    let projection = tuple::project(
+        quote_spanned! {span=> #all.as_mut() },
+        &futs,
+        &support,
+        span,
+    );
 
     let start_expr = if biased {
         quote! { 0u32 }
@@ -256,7 +275,7 @@ pub(crate) fn select(input: TokenStream) -> TokenStream {
         let i = i as u32;
         quote_spanned! {span=>
             #i => {
-                let mask = 1u64 << #i;
+                let mask = (1 as #mask_ty) << #i;
                 if #disabled & mask == mask {
                     continue;
                 }
@@ -301,14 +320,15 @@ pub(crate) fn select(input: TokenStream) -> TokenStream {
             Disabled,
         }
 
-        let mut #disabled: u64 = 0;
+        let mut #disabled: #mask_ty = 0;
         #( #preconditions )*
 
         let mut #output = {
             let #futures_init = ( #( #fut_exprs, )* );
-            #( #pin_futs )*
-            #support::poll_fn(|#cx: &mut #support::Context<'_>| {
+            let mut #all = ::core::pin::pin!(#tuple);
+            #support::poll_fn(move |#cx: &mut #support::Context<'_>| {
                 #support::ready!(#support::poll_budget_available(#cx));
+                #projection
                 let mut #is_pending = false;
                 let #start: u32 = #start_expr;
                 for i in 0..#count {

@@ -2,7 +2,8 @@
 //!
 //! The first three are thin `macro_rules!` front ends that hand the volt
 //! crate's path (`$crate`) and their input to the proc-macro engines in
-//! `volt-macros`; `support` holds what the generated code refers to.
+//! `volt-macros`; `support` holds what the generated code refers to,
+//! `pin_tuple` the pin projection of the tuple their futures live in.
 
 #[macro_use]
 mod pin;
@@ -13,6 +14,8 @@ mod select;
 #[macro_use]
 mod join;
 
+#[cfg(feature = "macros")]
+mod pin_tuple;
 #[cfg(feature = "macros")]
 #[doc(hidden)]
 pub mod support;

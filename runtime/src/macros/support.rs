@@ -12,6 +12,7 @@ pub fn thread_rng_n(n: u32) -> u32 {
     crate::context::thread_rng_n(n)
 }
 
+pub use super::pin_tuple::PinTuple;
 pub use maybe_done::{MaybeDone, maybe_done};
 
 mod maybe_done {

@@ -62,8 +62,8 @@ pub(crate) struct MetricsBatch {
 }
 
 /// A batch of task polls, from `start_processing_scheduled_tasks` to
-/// `end_processing_scheduled_tasks`.
-/// Only the multi-thread workers read it.
+/// `end_processing_scheduled_tasks` (only the multi-thread workers read
+/// it).
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
 pub(crate) struct ProcessedBatch {
@@ -418,15 +418,15 @@ impl RuntimeMetrics {
         self.worker(worker).poll_count.load(Relaxed)
     }
 
-    /// Returns the mean duration of task polls on the given worker.
+    /// *volt-only.* Returns the mean duration of task polls on the given
+    /// worker.
     ///
     /// This is an exponentially weighted moving average, updated each time
     /// the worker finishes a batch of polls (at the latest every
     /// `event_interval` ticks), and published with the worker's other
     /// metrics. It is what the multi-thread scheduler tunes its global
     /// queue interval from. Currently, this metric is only provided by the
-    /// multi-threaded runtime: it is zero on the current-thread one. (tokio
-    /// has it behind `tokio_unstable`.)
+    /// multi-threaded runtime: it is zero on the current-thread one.
     ///
     /// # Panics
     ///

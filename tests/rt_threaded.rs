@@ -360,6 +360,37 @@ fn metrics_report_workers_parks_and_busy_time() {
 }
 
 #[test]
+fn local_queue_depth_and_schedule_count_see_local_spawns() {
+    let rt = rt(1);
+    let m = rt.metrics();
+    let (queued_tx, queued_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let done = rt.spawn(async move {
+        // Spawned on the worker: the first goes to the LIFO slot, each next
+        // one takes the slot and pushes the previous one into the queue.
+        let hs: Vec<_> = (0..5).map(|i| volt::spawn(async move { i })).collect();
+        queued_tx.send(()).unwrap();
+        // Hold the only worker (badly, on purpose) while the test looks.
+        go_rx.recv().unwrap();
+        let mut sum = 0;
+        for h in hs {
+            sum += h.await.unwrap();
+        }
+        sum
+    });
+    queued_rx.recv().unwrap();
+    assert_eq!(m.worker_local_queue_depth(0), 4);
+    go_tx.send(()).unwrap();
+    assert_eq!(rt.block_on(done).unwrap(), 10);
+    assert_eq!(m.worker_local_queue_depth(0), 0);
+    // Published when the worker parks; it parks once idle.
+    while m.worker_local_schedule_count(0) < 5 {
+        thread::yield_now();
+    }
+    assert!(m.worker_noop_count(0) <= m.worker_park_count(0));
+}
+
+#[test]
 fn global_queue_depth_counts_remote_spawns_before_they_run() {
     let rt = Builder::new_current_thread().build().unwrap();
     for _ in 0..5 {

@@ -450,6 +450,59 @@ impl RuntimeMetrics {
         Duration::from_nanos(self.worker(worker).mean_poll_time.load(Relaxed))
     }
 
+    /// *volt-only.* Returns the number of tasks currently queued in the
+    /// given worker's local queue (the LIFO slot not included).
+    ///
+    /// On the multi-thread runtime this is read from the queue itself, so
+    /// it may change right after. On the current-thread runtime it is the
+    /// depth the runtime last published (when it parks or polls the
+    /// driver).
+    ///
+    /// # Panics
+    ///
+    /// If `worker >= num_workers()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime::Handle;
+    ///
+    /// # volt_runtime::runtime::Runtime::new().unwrap().block_on(async {
+    /// let metrics = Handle::current().metrics();
+    ///
+    /// let n = metrics.worker_local_queue_depth(0);
+    /// println!("{} tasks currently pending in worker 0's local queue", n);
+    /// # });
+    /// ```
+    #[track_caller]
+    pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        self.handle.inner.worker_local_queue_depth(worker)
+    }
+
+    /// *volt-only.* Returns the number of times the given worker woke up
+    /// and found nothing to do, and went back to sleep (a false-positive
+    /// wake-up).
+    ///
+    /// # Panics
+    ///
+    /// If `worker >= num_workers()`.
+    #[track_caller]
+    pub fn worker_noop_count(&self, worker: usize) -> u64 {
+        self.worker(worker).noop_count.load(Relaxed)
+    }
+
+    /// *volt-only.* Returns the number of tasks the given worker scheduled
+    /// onto its own queue or LIFO slot (woken or spawned from a task it
+    /// ran).
+    ///
+    /// # Panics
+    ///
+    /// If `worker >= num_workers()`.
+    #[track_caller]
+    pub fn worker_local_schedule_count(&self, worker: usize) -> u64 {
+        self.worker(worker).local_schedule_count.load(Relaxed)
+    }
+
     /// *volt-only.* Returns the number of tasks the given worker ran from its
     /// LIFO slot (a task woken by the task that ran just before it).
     ///

@@ -181,6 +181,15 @@ impl Handle {
     }
 
     #[track_caller]
+    pub(crate) fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        match self {
+            Handle::CurrentThread(h) => h.worker_local_queue_depth(worker),
+            #[cfg(feature = "rt-multi-thread")]
+            Handle::MultiThread(h) => h.worker_local_queue_depth(worker),
+        }
+    }
+
+    #[track_caller]
     pub(crate) fn as_current_thread(&self) -> &Arc<current_thread::Handle> {
         match self {
             Handle::CurrentThread(h) => h,

@@ -346,6 +346,12 @@ impl Handle {
         assert_eq!(0, worker, "index out of bounds");
         &self.shared.worker_metrics
     }
+
+    /// As last published: the queue belongs to whoever holds the core.
+    #[track_caller]
+    pub(crate) fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        self.worker_metrics(worker).queue_depth.load(Relaxed)
+    }
 }
 
 impl Shared {

@@ -58,6 +58,12 @@ impl Handle {
     pub(crate) fn worker_metrics(&self, worker: usize) -> &WorkerMetrics {
         &self.shared.worker_metrics[worker]
     }
+
+    /// Read live from the queue, as a stealer would.
+    #[track_caller]
+    pub(crate) fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        self.shared.remotes[worker].steal.len()
+    }
 }
 
 impl Schedule for Arc<Handle> {

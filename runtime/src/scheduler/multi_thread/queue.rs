@@ -335,6 +335,12 @@ impl<S: 'static> Steal<S> {
         self.0.is_empty()
     }
 
+    /// Number of queued tasks, as seen from another thread (a moment
+    /// later it may differ; `tail` only grows, so it is never negative).
+    pub(crate) fn len(&self) -> usize {
+        self.0.len() as usize
+    }
+
     /// Steals half of this queue into `dst`; returns one of the stolen tasks
     /// to run at once.
     pub(crate) fn steal_into(

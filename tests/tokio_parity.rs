@@ -384,3 +384,91 @@ macro_rules! macros {
     }};
 }
 parity!(macros_match, macros, flavor = "current_thread");
+
+/// The size of the futures `select!`, `join!` and `try_join!` make: what
+/// a task that uses them weighs.
+macro_rules! macro_future_sizes {
+    ($rt:ident) => {{
+        use std::future::{pending, ready};
+        use std::mem::size_of_val;
+        let mut out = Transcript::new();
+        let mut size = |what: &str, n: usize| out.push(format!("{what}: {n}"));
+
+        let f = async {
+            $rt::select! { v = ready(1u8) => v, _ = pending::<()>() => 0 }
+        };
+        size("select 2 small", size_of_val(&f));
+        let f = async {
+            let big = [1u8; 512];
+            let a = async move {
+                pending::<()>().await;
+                big[0]
+            };
+            $rt::select! { v = a => v, v = ready(2u8) => v }
+        };
+        size("select big branch", size_of_val(&f));
+        let f = async {
+            let mut local = 5u64;
+            let on = local > 3;
+            $rt::select! {
+                v = async { local += 1; local }, if on => v,
+                v = ready(1u64) => v,
+                v = ready(2u64) => v,
+                v = ready(3u64) => v,
+                v = ready(4u64) => v,
+                v = ready(5u64) => v,
+                v = ready(6u64) => v,
+                v = ready(7u64) => v,
+                v = ready(8u64) => v,
+                else => 0,
+            }
+        };
+        size(
+            "select 9 branches, borrowing, precondition",
+            size_of_val(&f),
+        );
+        let f = async {
+            $rt::join!(
+                ready(0u16),
+                ready(1u16),
+                ready(2u16),
+                ready(3u16),
+                ready(4u16),
+                ready(5u16),
+                ready(6u16),
+                ready(7u16),
+                ready(8u16),
+                ready(9u16),
+                ready(10u16),
+                ready(11u16),
+                ready(12u16),
+                ready(13u16),
+                ready(14u16),
+                ready(15u16),
+                ready(16u16),
+            )
+        };
+        size("join 17", size_of_val(&f));
+        let f = async {
+            let big = [1u8; 256];
+            $rt::join!(async move { big[0] }, async {
+                $rt::task::yield_now().await
+            })
+        };
+        size("join big", size_of_val(&f));
+        let f = async {
+            $rt::try_join!(
+                ready(Ok::<u32, ()>(1)),
+                ready(Ok::<u32, ()>(2)),
+                ready(Ok::<u32, ()>(3))
+            )
+        };
+        size("try_join 3", size_of_val(&f));
+        out
+    }};
+}
+parity!(
+    macro_future_sizes_match,
+    macro_future_sizes,
+    flavor = "current_thread"
+);

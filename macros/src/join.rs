@@ -72,13 +72,7 @@ pub(crate) fn join(input: TokenStream, is_try: bool) -> TokenStream {
         .iter()
         .map(|fut| quote_spanned! {span=> #support::maybe_done(#fut) })
         .collect();
-    let tuple = tuple::nest(&leaves, span);
-    let projection = tuple::project(
-        quote_spanned! {span=> #all.as_mut() },
-        &names,
-        &support,
-        span,
-    );
+    let (tuple, projection) = tuple::pinned(&leaves, &all, &names, &support, span);
 
     let polls = names.iter().map(|name| {
         let on_ready = if is_try {

@@ -253,13 +253,7 @@ pub(crate) fn select(input: TokenStream) -> TokenStream {
         .map(syn::Index::from)
         .map(|i| quote_spanned! {span=> #support::IntoFuture::into_future(#futures_init.#i) })
         .collect();
-    let tuple = tuple::nest(&leaves, span);
-    let projection = tuple::project(
-        quote_spanned! {span=> #all.as_mut() },
-        &futs,
-        &support,
-        span,
-    );
+    let (tuple, projection) = tuple::pinned(&leaves, &all, &futs, &support, span);
 
     let start_expr = if biased {
         quote! { 0u32 }

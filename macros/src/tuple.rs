@@ -25,8 +25,27 @@ fn part_size(n: usize) -> usize {
     size
 }
 
+/// The tuple of `leaves` to pin as `pinned`, and the statements that bind
+/// each of `names` to its leaf: what both macros generate.
+pub(crate) fn pinned(
+    leaves: &[TokenStream],
+    pinned: &Ident,
+    names: &[Ident],
+    support: &TokenStream,
+    span: Span,
+) -> (TokenStream, TokenStream) {
+    let tuple = nest(leaves, span);
+    let projection = project(
+        quote_spanned! {span=> #pinned.as_mut() },
+        names,
+        support,
+        span,
+    );
+    (tuple, projection)
+}
+
 /// A (nested) tuple expression of `leaves`.
-pub(crate) fn nest(leaves: &[TokenStream], span: Span) -> TokenStream {
+fn nest(leaves: &[TokenStream], span: Span) -> TokenStream {
     if leaves.len() <= ARITY {
         return quote_spanned! {span=> ( #( #leaves, )* ) };
     }
@@ -39,23 +58,17 @@ pub(crate) fn nest(leaves: &[TokenStream], span: Span) -> TokenStream {
 /// Statements binding each of `names` to a `Pin<&mut _>` of its leaf of
 /// the tuple [`nest`] built, given `pinned`, an expression of type
 /// `Pin<&mut Tuple>`.
-pub(crate) fn project(
-    pinned: TokenStream,
-    names: &[Ident],
-    support: &TokenStream,
-    span: Span,
-) -> TokenStream {
+fn project(pinned: TokenStream, names: &[Ident], support: &TokenStream, span: Span) -> TokenStream {
     if names.len() <= ARITY {
         return quote_spanned! {span=>
             #[allow(unused_mut)]
             let ( #( mut #names, )* ) = #support::PinTuple::project(#pinned);
         };
     }
-    let parts: Vec<&[Ident]> = names.chunks(part_size(names.len())).collect();
-
+    let size = part_size(names.len());
+    let parts: Vec<&[Ident]> = names.chunks(size).collect();
     // Named after the part's first leaf and its size, so that the names of
     // different levels differ.
-    let size = part_size(names.len());
     let part_names: Vec<Ident> = parts
         .iter()
         .map(|part| format_ident!("{}_part{}", part[0], size, span = span))

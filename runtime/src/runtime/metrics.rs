@@ -37,6 +37,8 @@ pub(crate) struct WorkerMetrics {
     pub(crate) overflow_count: AtomicU64,
     pub(crate) lifo_count: AtomicU64,
     pub(crate) injector_pull_count: AtomicU64,
+    /// The current-thread runtime's queue depth as last published (the
+    /// multi-thread runtime reads its workers' queues directly).
     pub(crate) queue_depth: AtomicUsize,
     /// In nanoseconds; the multi-thread workers publish it with the batch.
     pub(crate) mean_poll_time: AtomicU64,
@@ -92,7 +94,7 @@ impl MetricsBatch {
     }
 
     /// Publishes the batch.
-    pub(crate) fn submit(&mut self, worker: &WorkerMetrics, queue_depth: usize) {
+    pub(crate) fn submit(&mut self, worker: &WorkerMetrics) {
         worker.park_count.store(self.park_count, Relaxed);
         worker
             .park_unpark_count
@@ -114,7 +116,6 @@ impl MetricsBatch {
         worker
             .injector_pull_count
             .store(self.injector_pull_count, Relaxed);
-        worker.queue_depth.store(queue_depth, Relaxed);
     }
 
     /// The worker is about to park.

@@ -297,8 +297,9 @@ impl Core {
     }
 
     fn submit_metrics(&mut self, handle: &Handle) {
-        self.metrics
-            .submit(&handle.shared.worker_metrics, self.tasks.len());
+        let metrics = &handle.shared.worker_metrics;
+        self.metrics.submit(metrics);
+        metrics.queue_depth.store(self.tasks.len(), Relaxed);
     }
 }
 

@@ -410,8 +410,7 @@ impl Context {
         if core.transition_to_parked(&self.worker) {
             while !core.is_shutdown {
                 core.stats.about_to_park();
-                let queue_depth = core.run_queue.len();
-                core.submit_metrics(&self.worker, queue_depth);
+                core.submit_metrics(&self.worker);
                 core = self.park_timeout(core, None);
                 core.stats.unparked();
                 core.maintenance(&self.worker);
@@ -638,7 +637,7 @@ impl Core {
 
     /// Checks for shutdown and publishes metrics.
     fn maintenance(&mut self, worker: &Worker) {
-        self.submit_metrics(worker, self.run_queue.len());
+        self.submit_metrics(worker);
         if !self.is_shutdown {
             self.is_shutdown = worker.handle.shared.inject.is_closed();
         }
@@ -647,13 +646,13 @@ impl Core {
     /// Cancels tasks before the core is handed in.
     fn pre_shutdown(&mut self, worker: &Worker) {
         worker.handle.shared.owned.close_and_shutdown_all();
-        self.submit_metrics(worker, 0);
+        self.submit_metrics(worker);
     }
 
     /// Publishes the metrics batch, and the mean poll time.
-    fn submit_metrics(&mut self, worker: &Worker, queue_depth: usize) {
+    fn submit_metrics(&mut self, worker: &Worker) {
         let metrics = &worker.handle.shared.worker_metrics[worker.index];
-        self.stats.submit(metrics, queue_depth);
+        self.stats.submit(metrics);
         metrics
             .mean_poll_time
             .store(self.poll_time.mean_nanos(), Relaxed);

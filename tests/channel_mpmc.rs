@@ -42,12 +42,26 @@ fn fifo_per_channel() {
 }
 
 /// 4 producers x 4 consumers, with random `send`/`recv` futures dropped
-/// after one poll: nothing lost, nothing duplicated.
+/// after one poll: nothing lost, nothing duplicated. A dropped `recv` has
+/// taken nothing. A dropped `send` has sent nothing, except where a
+/// receiver may take the value from a waiting sender: rendezvous channels
+/// and capacities up to 4 (the `Sender::send` docs); there it may have.
 #[test]
 fn no_value_lost_or_duplicated_under_cancellation() {
     const PER_PRODUCER: u64 = 5_000;
+    // Each attempt sends a value of its own: producer * STRIDE + attempt.
+    const STRIDE: u64 = 1 << 32;
     rt().block_on(async {
-        for cap in [Some(0), Some(1), Some(3), Some(1024), None] {
+        for cap in [
+            Some(0),
+            Some(1),
+            Some(3),
+            Some(4),
+            Some(5),
+            Some(1024),
+            None,
+        ] {
+            let dropped_send_may_deliver = matches!(cap, Some(0..=4));
             let (tx, rx) = match cap {
                 Some(c) => channel::bounded::<u64>(c),
                 None => channel::unbounded(),
@@ -56,30 +70,33 @@ fn no_value_lost_or_duplicated_under_cancellation() {
             for p in 0..4u64 {
                 let tx = tx.clone();
                 producers.push(volt::spawn(async move {
-                    let mut i = 0;
+                    // (values whose send completed, values whose send was dropped)
+                    let (mut sent, mut dropped) = (Vec::new(), Vec::new());
                     let mut seed = p + 1;
-                    while i < PER_PRODUCER {
-                        let v = p * PER_PRODUCER + i;
+                    let mut attempt = 0;
+                    while (sent.len() as u64) < PER_PRODUCER {
+                        let v = p * STRIDE + attempt;
+                        attempt += 1;
                         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                        // (Not for rendezvous: a rendezvous send dropped
-                        // after offering its value may have delivered it.)
-                        if seed >> 61 == 0 && cap != Some(0) {
-                            // Poll a send once and cancel it: if it did not
-                            // complete, the value was not sent.
+                        if seed >> 61 == 0 {
+                            // Poll a send once and drop it.
                             let mut f = std::pin::pin!(tx.send(v));
                             let done = std::future::poll_fn(|cx| {
                                 Poll::Ready(f.as_mut().poll(cx).is_ready())
                             })
                             .await;
                             if done {
-                                i += 1;
+                                sent.push(v);
+                            } else {
+                                dropped.push(v);
                             }
                             volt::task::yield_now().await;
                             continue;
                         }
                         tx.send(v).await.unwrap();
-                        i += 1;
+                        sent.push(v);
                     }
+                    (sent, dropped)
                 }));
             }
             drop(tx);
@@ -114,17 +131,35 @@ fn no_value_lost_or_duplicated_under_cancellation() {
                 }));
             }
             drop(rx);
+            let (mut sent, mut dropped) = (Vec::new(), Vec::new());
             for p in producers {
-                p.await.unwrap();
+                let (s, d) = p.await.unwrap();
+                sent.extend(s);
+                dropped.extend(d);
             }
             let mut all = Vec::new();
             for c in consumers {
                 all.extend(c.await.unwrap());
             }
             all.sort_unstable();
-            let expect: Vec<u64> = (0..4 * PER_PRODUCER).collect();
-            assert_eq!(all.len(), expect.len(), "cap {cap:?}");
-            assert!(all == expect, "cap {cap:?}: values lost or duplicated");
+            let before = all.len();
+            all.dedup();
+            assert_eq!(all.len(), before, "cap {cap:?}: values duplicated");
+            // Every completed send was received ...
+            let received: std::collections::HashSet<u64> = all.iter().copied().collect();
+            assert!(
+                sent.iter().all(|v| received.contains(v)),
+                "cap {cap:?}: values lost"
+            );
+            // ... and nothing else, but (where allowed) dropped sends.
+            let delivered_dropped = dropped.iter().filter(|v| received.contains(v)).count();
+            assert_eq!(all.len(), sent.len() + delivered_dropped, "cap {cap:?}");
+            if !dropped_send_may_deliver {
+                assert_eq!(
+                    delivered_dropped, 0,
+                    "cap {cap:?}: a dropped send delivered"
+                );
+            }
         }
     });
 }
@@ -421,4 +456,111 @@ fn dropping_a_waiting_stream_receiver_passes_the_wake_up_on() {
     drop(rx);
     assert_eq!(fb.count(), 1);
     assert_eq!(poll_once(b.as_mut(), &wb), Poll::Ready(Ok(1)));
+}
+
+// Capacities 1 to 4 hand values between waiting futures (the `channel`
+// module docs, "Small channels").
+
+#[test]
+fn small_channel_gives_a_handed_value_back_in_front() {
+    let (tx, rx) = channel::bounded(1);
+    let (_f, waker) = flag();
+    {
+        let mut recv = std::pin::pin!(rx.recv());
+        assert!(poll_once(recv.as_mut(), &waker).is_pending());
+        // Handed to the waiting `recv`, so the buffer still has room.
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        assert_eq!(tx.try_send(3), Err(TrySendError::Full(3)));
+        // Dropped before it returned 1: 1 goes back, ahead of 2.
+    }
+    assert_eq!(rx.len(), 2, "one over capacity until it is received");
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(rx.try_recv(), Ok(2));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+}
+
+#[test]
+fn small_channel_hands_a_given_back_value_to_the_next_waiting_receiver() {
+    let (tx, rx) = channel::bounded(2);
+    let (fa, wa) = flag();
+    let (fb, wb) = flag();
+    let mut b = Box::pin(rx.recv());
+    {
+        let mut a = std::pin::pin!(rx.recv());
+        assert!(poll_once(a.as_mut(), &wa).is_pending());
+        assert!(poll_once(b.as_mut(), &wb).is_pending());
+        tx.try_send(7).unwrap();
+        assert_eq!((fa.count(), fb.count()), (1, 0));
+    }
+    assert_eq!(fb.count(), 1);
+    assert_eq!(poll_once(b.as_mut(), &wb), Poll::Ready(Ok(7)));
+}
+
+#[test]
+fn small_channel_receiver_moves_a_waiting_senders_value_in() {
+    let (tx, rx) = channel::bounded(1);
+    let (f, waker) = flag();
+    tx.try_send(1).unwrap();
+    let mut send = Box::pin(tx.send(2));
+    assert!(poll_once(send.as_mut(), &waker).is_pending());
+    assert_eq!(rx.try_recv(), Ok(1));
+    // The freed slot took the waiting sender's value: its send is done.
+    assert_eq!(f.count(), 1);
+    assert!(rx.is_full());
+    assert_eq!(poll_once(send.as_mut(), &waker), Poll::Ready(Ok(())));
+    assert_eq!(rx.try_recv(), Ok(2));
+}
+
+#[test]
+fn dropped_send_in_a_small_channel_has_sent_only_if_its_value_was_taken() {
+    let (tx, rx) = channel::bounded(1);
+    let (_f, waker) = flag();
+    tx.try_send(1).unwrap();
+    {
+        let mut send = std::pin::pin!(tx.send(2));
+        assert!(poll_once(send.as_mut(), &waker).is_pending());
+        assert_eq!(rx.try_recv(), Ok(1));
+        // Dropped after a receiver took its value: sent.
+    }
+    assert_eq!(rx.try_recv(), Ok(2));
+    tx.try_send(3).unwrap();
+    {
+        let mut send = std::pin::pin!(tx.send(4));
+        assert!(poll_once(send.as_mut(), &waker).is_pending());
+        // Dropped while waiting: not sent.
+    }
+    assert_eq!(rx.try_recv(), Ok(3));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+}
+
+#[test]
+fn closing_a_small_channel_gives_waiting_senders_their_values_back() {
+    let (tx, rx) = channel::bounded(1);
+    let (f, waker) = flag();
+    tx.try_send(1).unwrap();
+    let mut send = Box::pin(tx.send(2));
+    assert!(poll_once(send.as_mut(), &waker).is_pending());
+    assert!(rx.close());
+    assert_eq!(f.count(), 1);
+    match poll_once(send.as_mut(), &waker) {
+        Poll::Ready(Err(e)) => assert_eq!(e.into_inner(), 2),
+        other => panic!("expected the value back, got {other:?}"),
+    }
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+}
+
+#[test]
+fn dropping_a_stream_receiver_gives_a_handed_value_back() {
+    use futures_core::Stream;
+
+    let (tx, mut rx) = channel::bounded(1);
+    let other = rx.clone();
+    let (_f, waker) = flag();
+    let mut cx = std::task::Context::from_waker(&waker);
+    assert!(Pin::new(&mut rx).poll_next(&mut cx).is_pending());
+    tx.try_send(5).unwrap();
+    drop(rx);
+    assert_eq!(other.try_recv(), Ok(5));
 }

@@ -123,7 +123,8 @@ fn mutex_and_rwlock_waiting_does_not_allocate() {
 
 #[test]
 fn channel_waiting_does_not_allocate() {
-    for cap in [Some(0), Some(1), None] {
+    // 1: the small, locked path; 5: the ring.
+    for cap in [Some(0), Some(1), Some(5), None] {
         let (tx, rx) = match cap {
             Some(c) => volt::channel::bounded::<u64>(c),
             None => volt::channel::unbounded(),

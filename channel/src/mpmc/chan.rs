@@ -1,7 +1,9 @@
 //! The shared state of an MPMC channel and its non-blocking operations.
 //!
 //! A `Chan` is a data path (the bounded [`Ring`] or the unbounded [`List`])
-//! plus the waiter queues of both sides:
+//! plus the waiter queues of both sides below. Capacities 1 to
+//! `SMALL_MAX_CAP` use [`Small`] instead, which keeps its values and
+//! waiters together under its own lock and never uses these queues.
 //!
 //! * `recv_waiters` (`fast_recv_waiter` + `has_recv_waiters`): receivers
 //!   waiting for a value; notified by every successful push.
@@ -33,12 +35,17 @@
 
 use super::list::List;
 use super::ring::{PopError, PushError, Ring};
+use super::small::{SMALL_MAX_CAP, Small};
 use super::waiters::{WaitQueue, claimed};
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
 
 pub(crate) enum Queue<T> {
     Ring(Ring<T>),
     List(List<T>),
+    /// Capacities 1 to `SMALL_MAX_CAP`: values and waiters under one lock,
+    /// with hand-off (see [`super::small`]). Its waiters never use the
+    /// `WaitQueue`s below.
+    Small(Small<T>),
 }
 
 pub(crate) struct Chan<T> {
@@ -54,6 +61,9 @@ pub(crate) struct Chan<T> {
 
 impl<T> Chan<T> {
     pub(crate) fn bounded(cap: usize) -> Self {
+        if (1..=SMALL_MAX_CAP).contains(&cap) {
+            return Chan::with_queue(Queue::Small(Small::new(cap)), false);
+        }
         Chan::with_queue(Queue::Ring(Ring::new(cap.max(1))), cap == 0)
     }
 
@@ -95,6 +105,8 @@ impl<T> Chan<T> {
                 list.push(value).map_err(|v| (v, PushError::Closed))?;
                 0
             }
+            // It wakes its own receivers.
+            Queue::Small(small) => return small.push(value).map(|()| 0),
         };
         // Dekker: position claimed (SeqCst CAS); look for receivers.
         claimed();
@@ -124,6 +136,7 @@ impl<T> Chan<T> {
                 Ok(value)
             }
             Queue::List(list) => list.pop(),
+            Queue::Small(small) => small.pop(),
         }
     }
 
@@ -139,7 +152,7 @@ impl<T> Chan<T> {
                 ring.try_push(value)?;
             }
             Queue::List(list) => list.push(value)?,
-            Queue::Ring(_) => return Err(value),
+            Queue::Ring(_) | Queue::Small(_) => return Err(value),
         }
         // Dekker: position claimed (SeqCst CAS); look for receivers.
         claimed();
@@ -158,6 +171,7 @@ impl<T> Chan<T> {
                 Some(value)
             }
             Queue::List(list) => list.pop().ok(),
+            Queue::Small(_) => None,
         }
     }
 
@@ -188,6 +202,8 @@ impl<T> Chan<T> {
         let closed = match &self.queue {
             Queue::Ring(ring) => ring.close(),
             Queue::List(list) => list.close(),
+            // It wakes its own waiters.
+            Queue::Small(small) => return small.close(),
         };
         if closed {
             // Dekker, as for a push: the closed bit is published; fence;
@@ -205,6 +221,7 @@ impl<T> Chan<T> {
         match &self.queue {
             Queue::Ring(ring) => ring.is_closed(),
             Queue::List(list) => list.is_closed(),
+            Queue::Small(small) => small.is_closed(),
         }
     }
 
@@ -212,6 +229,7 @@ impl<T> Chan<T> {
         match &self.queue {
             Queue::Ring(ring) => ring.len(),
             Queue::List(list) => list.len(),
+            Queue::Small(small) => small.len(),
         }
     }
 
@@ -225,6 +243,7 @@ impl<T> Chan<T> {
         match &self.queue {
             Queue::Ring(_) if self.rendezvous => Some(0),
             Queue::Ring(ring) => Some(ring.capacity()),
+            Queue::Small(small) => Some(small.capacity()),
             Queue::List(_) => None,
         }
     }
@@ -232,7 +251,7 @@ impl<T> Chan<T> {
     pub(crate) fn ring(&self) -> &Ring<T> {
         match &self.queue {
             Queue::Ring(ring) => ring,
-            Queue::List(_) => unreachable!("rendezvous channels use the ring"),
+            Queue::List(_) | Queue::Small(_) => unreachable!("rendezvous channels use the ring"),
         }
     }
 }

@@ -28,16 +28,17 @@
 //! us per 20,000 messages (kanal: 156). A channel that waits on every
 //! operation (`bounded(1)`) pays for the failed attempt: +5% instructions.
 
-use super::chan::Chan;
+use super::chan::{Chan, Queue};
 use super::errors::{RecvError, SendError};
 use super::ring::{PopError, PushError};
-use super::waiters::{Node, Place, Polled, WaitQueue};
+use super::waiters::{Node, Place, Polled, RecvWaiter, SendWaiter, WaitQueue, Waiter};
 use crate::bridge;
 use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
 use pin_project_lite::pin_project;
 use std::fmt;
 use std::future::Future;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -97,7 +98,7 @@ pub(super) fn poll_wait<R>(
 
 /// Leaves `queue`, passing a notification on if we held one we did not use.
 #[inline]
-pub(super) fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
+fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>) {
     // Checked here, inline: every completed future that never waited
     // (nearly all of them) drops through this.
     if place != Place::None && queue.leave(place, node) {
@@ -112,24 +113,45 @@ pin_project! {
     pub struct Recv<'a, T> {
         chan: &'a Chan<T>,
         place: Place,
+        // The node, and (small channels) where a sender hands us a value
+        // while we wait.
         #[pin]
-        node: Node,
+        waiter: RecvWaiter<T>,
     }
 
     impl<T> PinnedDrop for Recv<'_, T> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            leave_passing_on(&this.chan.recv_waiters, *this.place, this.node.as_ref());
+            // Checked inline: a recv that never waited has nothing to undo.
+            if *this.place != Place::None {
+                cancel_recv(this.chan, *this.place, this.waiter.as_ref());
+            }
         }
     }
 }
+
+/// A `Recv` dropped while waiting: leaves its queue, passing on a
+/// notification it did not use, or (small channels) gives back a value it
+/// was handed.
+#[inline(never)]
+pub(super) fn cancel_recv<T>(chan: &Chan<T>, place: Place, waiter: Pin<&RecvWaiter<T>>) {
+    match &chan.queue {
+        Queue::Small(small) => small.cancel_recv(place, waiter),
+        _ => leave_passing_on(&chan.recv_waiters, place, waiter.node()),
+    }
+}
+
+// SAFETY: the value cell is touched only through `Pin<&mut Self>` (poll and
+// drop) or, while the future waits, by a peer holding the channel's lock; a
+// shared `&Recv` reaches nothing of it.
+unsafe impl<T: std::marker::Send> Sync for Recv<'_, T> {}
 
 impl<'a, T> Recv<'a, T> {
     pub(super) fn new(chan: &'a Chan<T>) -> Self {
         Recv {
             chan,
             place: Place::None,
-            node: Node::new(),
+            waiter: Waiter::new(MaybeUninit::uninit()),
         }
     }
 }
@@ -165,10 +187,17 @@ impl<T> Recv<'_, T> {
     ) -> Poll<Result<T, RecvError>> {
         let this = self.project();
         let chan = *this.chan;
+        if let Queue::Small(small) = &chan.queue {
+            let res = small.poll_recv(this.place, this.waiter.as_ref(), cx);
+            if res.is_ready() {
+                coop.made_progress();
+            }
+            return res;
+        }
         let res = poll_wait(
             &chan.recv_waiters,
             this.place,
-            this.node.as_ref(),
+            this.waiter.as_ref().node(),
             cx,
             || match chan.pop_waiting() {
                 Ok(value) => Some(Ok(value)),
@@ -199,13 +228,14 @@ pin_project! {
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Send<'a, T> {
         chan: &'a Chan<T>,
-        value: Option<T>,
         // Rendezvous: where our value sits until a receiver takes it
         // (`NO_TICKET` before the push; a plain word keeps the future small).
         ticket: usize,
         place: Place,
+        // The node, and our value: while we wait in a small channel, a
+        // receiver may move it out (`small`'s module docs).
         #[pin]
-        node: Node,
+        waiter: SendWaiter<T>,
     }
 
     impl<T> PinnedDrop for Send<'_, T> {
@@ -214,18 +244,24 @@ pin_project! {
             // Checked inline: a send that never waited (nearly all) has
             // nothing to undo.
             if *this.ticket != NO_TICKET || *this.place != Place::None {
-                undo_send(*this.chan, *this.ticket, *this.place, this.node.as_ref());
+                undo_send(*this.chan, *this.ticket, *this.place, this.waiter.as_ref().node());
             }
         }
     }
 }
+
+// SAFETY: as for `Recv`.
+unsafe impl<T: std::marker::Send> Sync for Send<'_, T> {}
 
 /// A `Send` dropped while registered, or (rendezvous) with its value
 /// still offered: leaves its queue and takes the value back.
 #[inline(never)]
 fn undo_send<T>(chan: &Chan<T>, ticket: usize, place: Place, node: Pin<&Node>) {
     match ticket {
-        NO_TICKET => leave_passing_on(&chan.send_waiters, place, node),
+        NO_TICKET => match &chan.queue {
+            Queue::Small(small) => small.cancel_send(place, node),
+            _ => leave_passing_on(&chan.send_waiters, place, node),
+        },
         ticket => {
             chan.handoff_waiters.leave(place, node);
             // Cancelled before a receiver took it: it is not sent.
@@ -238,10 +274,9 @@ impl<'a, T> Send<'a, T> {
     pub(super) fn new(chan: &'a Chan<T>, value: T) -> Self {
         Send {
             chan,
-            value: Some(value),
             ticket: NO_TICKET,
             place: Place::None,
-            node: Node::new(),
+            waiter: Waiter::new(Some(value)),
         }
     }
 }
@@ -256,13 +291,19 @@ impl<T> Future for Send<'_, T> {
         // rendezvous handoff, and room in the channel.
         let this = self.as_mut().project();
         if *this.ticket == NO_TICKET && *this.place == Place::None {
-            let value = this.value.take().expect("`Send` polled after completion");
-            match this.chan.try_push_fast(value) {
+            let cell = this.waiter.as_ref().get_ref().value();
+            // SAFETY: not waiting: the value is ours alone.
+            let value = cell.with_mut(|v| unsafe { (*v).take() });
+            match this
+                .chan
+                .try_push_fast(value.expect("`Send` polled after completion"))
+            {
                 Ok(()) => {
                     coop.made_progress();
                     return Poll::Ready(Ok(()));
                 }
-                Err(value) => *this.value = Some(value),
+                // SAFETY: as above.
+                Err(value) => cell.with_mut(|v| unsafe { *v = Some(value) }),
             }
         }
         self.poll_slow(cx, coop)
@@ -280,20 +321,32 @@ impl<T> Send<'_, T> {
     ) -> Poll<Result<(), SendError<T>>> {
         let this = self.project();
         let chan = *this.chan;
-        let node = this.node.as_ref();
+        let waiter = this.waiter.as_ref();
+        let node = waiter.node();
+        let cell = waiter.get_ref().value();
+
+        if let Queue::Small(small) = &chan.queue {
+            let res = small.poll_send(this.place, waiter, cx);
+            if res.is_ready() {
+                coop.made_progress();
+            }
+            return res;
+        }
 
         if *this.ticket == NO_TICKET {
-            let value = this.value;
             let pushed = ready!(poll_wait(&chan.send_waiters, this.place, node, cx, || {
-                let v = value.take().expect("`Send` polled after completion");
-                match chan.push_waiting(v) {
-                    Ok(ticket) => Some(Ok(ticket)),
-                    Err((v, PushError::Closed)) => Some(Err(SendError(v))),
-                    Err((v, PushError::Full)) => {
-                        *value = Some(v);
-                        None
+                // SAFETY: the ring's waiters never touch our value.
+                cell.with_mut(|value| unsafe {
+                    let v = (*value).take().expect("`Send` polled after completion");
+                    match chan.push_waiting(v) {
+                        Ok(ticket) => Some(Ok(ticket)),
+                        Err((v, PushError::Closed)) => Some(Err(SendError(v))),
+                        Err((v, PushError::Full)) => {
+                            *value = Some(v);
+                            None
+                        }
                     }
-                }
+                })
             }));
             match pushed {
                 Err(e) => return Poll::Ready(Err(e)),

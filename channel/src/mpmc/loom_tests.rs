@@ -8,7 +8,11 @@ use loom::thread;
 
 use std::future::Future;
 use std::pin::pin;
-use std::task::{Context, Waker};
+use std::task::{Context, Poll, Waker};
+
+/// The smallest capacity served by the ring (smaller ones take the small,
+/// locked path: its models are at the end).
+const RING: usize = super::small::SMALL_MAX_CAP + 1;
 
 /// One receiver waits (in the fast slot) while a sender sends; with
 /// capacity 0 the send also waits for the receiver to take the value.
@@ -23,7 +27,7 @@ fn one_receiver_one_sender(cap: usize) {
 
 #[test]
 fn send_wakes_the_fast_slot_receiver() {
-    one_receiver_one_sender(1);
+    one_receiver_one_sender(RING);
 }
 
 /// Rendezvous: the send completes once the receiver has the value.
@@ -52,11 +56,14 @@ fn two_waiters_slot_and_list() {
 #[test]
 fn pop_wakes_the_waiting_sender() {
     loom::model(|| {
-        let (tx, rx) = bounded::<u32>(1);
-        tx.try_send(1).unwrap();
-        let t = thread::spawn(move || block_on(tx.send(2)).unwrap());
-        assert_eq!(block_on(rx.recv()), Ok(1));
-        assert_eq!(block_on(rx.recv()), Ok(2));
+        let (tx, rx) = bounded::<u32>(RING);
+        for i in 0..RING as u32 {
+            tx.try_send(i).unwrap();
+        }
+        let t = thread::spawn(move || block_on(tx.send(RING as u32)).unwrap());
+        for i in 0..=RING as u32 {
+            assert_eq!(block_on(rx.recv()), Ok(i));
+        }
         t.join().unwrap();
     });
 }
@@ -66,7 +73,7 @@ fn pop_wakes_the_waiting_sender() {
 #[test]
 fn close_races_a_waiter() {
     loom::model(|| {
-        let (tx, rx) = bounded::<u32>(1);
+        let (tx, rx) = bounded::<u32>(RING);
         let t = thread::spawn(move || block_on(rx.recv()));
         drop(tx);
         assert_eq!(t.join().unwrap(), Err(RecvError));
@@ -116,7 +123,7 @@ fn cancellation_races_a_wake() {
 #[test]
 fn slot_waiter_repoll_races_a_send() {
     loom::model(|| {
-        let (tx, rx) = bounded::<u32>(1);
+        let (tx, rx) = bounded::<u32>(RING);
         let t = thread::spawn(move || {
             let mut f = pin!(rx.recv());
             let mut cx = Context::from_waker(Waker::noop());
@@ -170,5 +177,89 @@ fn two_receivers_free_a_block_together() {
         // The next block is live and usable.
         tx.try_send(3).unwrap();
         assert_eq!(rx.try_recv(), Ok(3));
+    });
+}
+
+// The small, locked path (capacities 1 to `SMALL_MAX_CAP`): values handed
+// between waiting futures, and handed back.
+
+/// Polls `f` once with a no-op waker.
+fn poll_once<F: Future>(f: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(Waker::noop()))
+}
+
+/// A send hands its value to a waiting receiver, which blocks on it.
+#[test]
+fn small_send_hands_to_a_waiting_receiver() {
+    one_receiver_one_sender(1);
+}
+
+/// A receiver registers and is dropped while a send may hand it the value:
+/// the value is received, or given back to the channel; never lost.
+#[test]
+fn small_handoff_races_a_dropped_recv() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        let rx2 = rx.clone();
+        let t = thread::spawn(move || {
+            let mut f = pin!(rx2.recv());
+            match poll_once(f.as_mut()) {
+                Poll::Ready(v) => Some(v.unwrap()),
+                // Dropped while waiting: a value handed meanwhile goes back.
+                Poll::Pending => None,
+            }
+        });
+        tx.try_send(7).unwrap();
+        let got = t.join().unwrap();
+        let left = rx.try_recv().ok();
+        assert_eq!(got.or(left), Some(7));
+        assert!(got.is_none() || left.is_none());
+    });
+}
+
+/// A receiver makes room while a waiting send is dropped: the value was
+/// moved in (sent) or stays with the dropped future (not sent); a send
+/// that completed was always received.
+#[test]
+fn small_pull_races_a_dropped_send() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        tx.try_send(1).unwrap();
+        let tx2 = tx.clone();
+        let t = thread::spawn(move || {
+            let mut f = pin!(tx2.send(2));
+            poll_once(f.as_mut()).is_ready()
+        });
+        assert_eq!(rx.try_recv(), Ok(1));
+        let completed = t.join().unwrap();
+        match rx.try_recv() {
+            Ok(v) => assert_eq!(v, 2),
+            Err(e) => {
+                assert!(!completed, "a completed send was lost");
+                assert_eq!(e, TryRecvError::Empty);
+            }
+        }
+    });
+}
+
+/// Closing races a sender waiting for room and a receiver that makes it:
+/// the sender either got its value in (received after the close) or gets
+/// it back.
+#[test]
+fn small_close_races_a_waiting_send() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        tx.try_send(1).unwrap();
+        let tx2 = tx.clone();
+        let t = thread::spawn(move || block_on(tx2.send(2)));
+        assert_eq!(rx.try_recv(), Ok(1));
+        rx.close();
+        match t.join().unwrap() {
+            Ok(()) => assert_eq!(rx.try_recv(), Ok(2)),
+            Err(e) => {
+                assert_eq!(e.into_inner(), 2);
+                assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+            }
+        }
     });
 }

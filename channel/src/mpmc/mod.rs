@@ -36,6 +36,24 @@
 //! nobody waits for takes no lock. See each module's documentation for its
 //! protocol.
 //!
+//! # Small channels
+//!
+//! A channel of capacity 1 to 4 is full or empty at nearly every
+//! operation, so nearly every send or receive meets a waiter of the other
+//! side. These keep their values and both waiter lists under one short
+//! lock instead (`small`), and each side finishes the other's operation: a
+//! send hands its value straight to a waiting receive, and a receive that
+//! frees a slot moves a waiting sender's value in. A task so drains every
+//! waiter of the other side in one poll (on 2 cores, 4 producers and 4
+//! consumers on `bounded(1)`: 1.2x kanal's throughput, 1.7x the ring's).
+//! Two things differ from larger channels:
+//!
+//! * a [`send`](Sender::send) dropped while waiting may already have sent
+//!   its value (as for `bounded(0)`);
+//! * a [`recv`](Receiver::recv) dropped after a value was handed to it gives
+//!   the value back, in front of the others, so [`len`](Receiver::len) can
+//!   exceed the capacity until it is received.
+//!
 //! # Closing
 //!
 //! A channel closes when all its senders or all its receivers are dropped,
@@ -50,6 +68,7 @@ mod errors;
 mod futures;
 pub(crate) mod list;
 pub(crate) mod ring;
+mod small;
 #[cfg(feature = "futures-core")]
 mod stream;
 pub(crate) mod waiters;
@@ -74,7 +93,9 @@ use std::fmt;
 ///
 /// With `cap == 0` the channel is a *rendezvous* channel: [`Sender::send`]
 /// completes only once a receiver has taken the value, and
-/// [`Sender::try_send`] succeeds only while a receiver is waiting.
+/// [`Sender::try_send`] succeeds only while a receiver is waiting. Channels
+/// of capacity 1 to 4 hand values between waiting tasks (the module docs,
+/// "Small channels").
 ///
 /// # Examples
 ///
@@ -130,7 +151,7 @@ pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
     /// Where `poll_next` waits (see the `stream` module).
     #[cfg(feature = "futures-core")]
-    stream: Option<stream::StreamWaiter>,
+    stream: Option<stream::StreamWaiter<T>>,
 }
 
 impl<T> Sender<T> {
@@ -145,10 +166,11 @@ impl<T> Sender<T> {
     /// sent (it is dropped with the future). Waiting senders are served in
     /// the order they started waiting; a dropped one loses its place.
     ///
-    /// One exception, for rendezvous channels (`bounded(0)`): once the
-    /// value has been offered, a receiver may take it at any moment, so a
-    /// `send` dropped while waiting for its receiver either takes the
-    /// value back (not sent) or finds it already taken (sent).
+    /// The exception is a channel where a receiver takes the value from a
+    /// waiting sender: rendezvous channels (`bounded(0)`) and channels of
+    /// capacity 1 to 4 (the module docs, "Small channels"). There a `send`
+    /// dropped while waiting either still holds its value (not sent) or
+    /// finds it already taken into the channel (sent).
     ///
     /// # Examples
     ///
@@ -219,7 +241,9 @@ impl<T> Sender<T> {
         self.chan.is_closed()
     }
 
-    /// Number of values in the channel.
+    /// Number of values in the channel (in a channel of capacity 1 to 4,
+    /// one over the capacity for a while after a dropped `recv` gave a
+    /// value back: the module docs, "Small channels").
     pub fn len(&self) -> usize {
         self.chan.len()
     }
@@ -272,7 +296,9 @@ impl<T> Receiver<T> {
     /// This method is cancel safe: if the future is dropped before it
     /// completes, no value was taken from the channel. A future that was
     /// woken for a value and is dropped passes the wake-up to the next
-    /// waiting receiver.
+    /// waiting receiver; in a channel of capacity 1 to 4, where the value
+    /// itself was handed to it, it gives the value to the next waiting
+    /// receiver or back to the front of the channel.
     ///
     /// # Examples
     ///
@@ -340,7 +366,9 @@ impl<T> Receiver<T> {
         self.chan.is_closed()
     }
 
-    /// Number of values in the channel.
+    /// Number of values in the channel (in a channel of capacity 1 to 4,
+    /// one over the capacity for a while after a dropped `recv` gave a
+    /// value back: the module docs, "Small channels").
     pub fn len(&self) -> usize {
         self.chan.len()
     }

@@ -5,12 +5,14 @@
 //! receiver itself may), allocated on the first `poll_next` that has to
 //! wait and reused after that. Only this receiver handle uses it; clones
 //! start without one. Dropping the receiver leaves the queue (passing on a
-//! wake-up it had not used), like dropping a `Recv` future.
+//! wake-up it had not used, or giving back a value a small channel handed
+//! it), like dropping a `Recv` future.
 
 use super::Receiver;
-use super::futures::{leave_passing_on, poll_wait};
+use super::chan::Queue;
+use super::futures::{cancel_recv, poll_wait};
 use super::ring::PopError;
-use super::waiters::{Node, Place};
+use super::waiters::{Place, RecvWaiter, Waiter};
 use crate::bridge;
 
 use futures_core::Stream;
@@ -18,15 +20,18 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 /// The waiter a `Receiver` uses as a stream.
-pub(super) struct StreamWaiter {
+pub(super) struct StreamWaiter<T> {
     place: Place,
-    node: Pin<Box<Node>>,
+    /// The node, and (small channels) where a sender hands us a value.
+    waiter: Pin<Box<RecvWaiter<T>>>,
 }
 
-impl StreamWaiter {
+impl<T> StreamWaiter<T> {
     /// Leaves the receive queue, if in it.
-    pub(super) fn leave<T>(&mut self, rx: &Receiver<T>) {
-        leave_passing_on(&rx.chan.recv_waiters, self.place, self.node.as_ref());
+    pub(super) fn leave(&mut self, rx: &Receiver<T>) {
+        if self.place != Place::None {
+            cancel_recv(&rx.chan, self.place, self.waiter.as_ref());
+        }
         self.place = Place::None;
     }
 }
@@ -41,13 +46,22 @@ impl<T> Stream for Receiver<T> {
         let this = self.get_mut();
         let waiter = this.stream.get_or_insert_with(|| StreamWaiter {
             place: Place::None,
-            node: Box::pin(Node::new()),
+            waiter: Box::pin(Waiter::new(std::mem::MaybeUninit::uninit())),
         });
         let chan = &*this.chan;
+        if let Queue::Small(small) = &chan.queue {
+            let res = small
+                .poll_recv(&mut waiter.place, waiter.waiter.as_ref(), cx)
+                .map(Result::ok);
+            if res.is_ready() {
+                coop.made_progress();
+            }
+            return res;
+        }
         let res = poll_wait(
             &chan.recv_waiters,
             &mut waiter.place,
-            waiter.node.as_ref(),
+            waiter.waiter.as_ref().node(),
             cx,
             || match chan.pop_waiting() {
                 Ok(v) => Some(Some(v)),

@@ -311,3 +311,55 @@ fn slot_waiter_replaces_its_waker_and_leaves_cleanly() {
     assert_eq!(StdArc::strong_count(&first_count), 1);
     assert_eq!(StdArc::strong_count(&second_count), 1);
 }
+
+/// The small path's hand-off, pull, give-back and close on one thread, with
+/// values that own heap memory: Miri runs this (the list stores pointers to
+/// whole waiters and reaches their value cells through them).
+#[test]
+fn small_path_moves_values_between_waiters() {
+    use std::task::{Context, Poll, Waker};
+    let mut cx = Context::from_waker(Waker::noop());
+    let (tx, rx) = bounded::<String>(1);
+
+    // Hand-off to a waiting receiver.
+    let mut recv = Box::pin(rx.recv());
+    assert!(recv.as_mut().poll(&mut cx).is_pending());
+    tx.try_send("a".to_string()).unwrap();
+    assert_eq!(
+        recv.as_mut().poll(&mut cx),
+        Poll::Ready(Ok("a".to_string()))
+    );
+
+    // A handed value comes back in front when its receiver is dropped.
+    let mut recv = Box::pin(rx.recv());
+    assert!(recv.as_mut().poll(&mut cx).is_pending());
+    tx.try_send("b".to_string()).unwrap();
+    tx.try_send("c".to_string()).unwrap();
+    drop(recv);
+    assert_eq!(rx.try_recv().as_deref(), Ok("b"));
+
+    // A receive pulls a waiting sender's value in; a dropped waiting
+    // sender keeps (and drops) its own.
+    let mut send = Box::pin(tx.send("d".to_string()));
+    assert!(send.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(rx.try_recv().as_deref(), Ok("c"));
+    assert_eq!(send.as_mut().poll(&mut cx), Poll::Ready(Ok(())));
+    let mut send = Box::pin(tx.send("e".to_string()));
+    assert!(send.as_mut().poll(&mut cx).is_pending());
+    drop(send);
+    assert_eq!(rx.try_recv().as_deref(), Ok("d"));
+
+    // Close wakes a waiting receiver with the error, and a waiting sender
+    // gets its value back.
+    tx.try_send("f".to_string()).unwrap();
+    let mut send = Box::pin(tx.send("g".to_string()));
+    assert!(send.as_mut().poll(&mut cx).is_pending());
+    assert!(rx.close());
+    match send.as_mut().poll(&mut cx) {
+        Poll::Ready(Err(e)) => assert_eq!(e.into_inner(), "g"),
+        other => panic!("expected the value back, got {other:?}"),
+    }
+    assert_eq!(rx.try_recv().as_deref(), Ok("f"));
+    let mut recv = Box::pin(rx.recv());
+    assert_eq!(recv.as_mut().poll(&mut cx), Poll::Ready(Err(RecvError)));
+}

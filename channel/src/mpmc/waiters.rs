@@ -83,7 +83,7 @@
 //! # Notifications
 //!
 //! `notify_one` wakes the oldest waiter: the slot if `WAITING`, else the
-//! head of the list (popped, marked `notified`, waker taken before the mark
+//! head of the list (popped, marked `NODE_NOTIFIED`, waker taken before the mark
 //! so the owner may free the node as soon as it sees it). A notified waiter
 //! that is dropped before using its notification passes it on
 //! ([`WaitQueue::leave`] returns whether it must). `notify_all` (on close)
@@ -91,10 +91,11 @@
 
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::Mutex;
-use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::*};
 use crate::bridge::{Link, LinkedList, Pointers, WakeList, WakerSlot};
 
 use std::marker::PhantomPinned;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::Waker;
@@ -106,6 +107,15 @@ const UPDATING: usize = 2;
 const NOTIFYING: usize = 3;
 const NOTIFIED: usize = 4;
 const ABANDONED: usize = 5;
+
+// A list node's states.
+/// Linked in a list (or never registered).
+pub(super) const NODE_LINKED: u8 = 0;
+/// Unlinked by a notifier: try again.
+pub(super) const NODE_NOTIFIED: u8 = 1;
+/// Unlinked by a peer that completed the operation for the owner (the
+/// small-capacity path's hand-off: `super::small`).
+pub(super) const NODE_DONE: u8 = 2;
 
 /// The notifier's half of Dekker right after a `SeqCst` claim of a
 /// position in the data path: nothing to do on real hardware, the claim
@@ -143,9 +153,10 @@ pub(crate) enum Polled {
 
 /// A list node, embedded (pinned) in a waiting future.
 pub(crate) struct Node {
-    /// Set (Release) by a notifier after it unlinked the node and took its
-    /// waker; from then on the notifier no longer touches the node.
-    notified: AtomicBool,
+    /// `NODE_LINKED`, `NODE_NOTIFIED` or `NODE_DONE`. A notifier stores the last two
+    /// (Release) after it unlinked the node and took its waker (and, for
+    /// `DONE`, moved the value); from then on it no longer touches the node.
+    state: AtomicU8,
     /// Read and written only under the queue's mutex. A `WakerSlot`, not
     /// an `Option<Waker>`: every `send`/`recv` future builds a node and is
     /// moved while it is empty (the bridge's `WakerSlot` docs; 797 -> 350 us
@@ -158,21 +169,124 @@ pub(crate) struct Node {
 impl Node {
     pub(crate) fn new() -> Self {
         Node {
-            notified: AtomicBool::new(false),
+            state: AtomicU8::new(NODE_LINKED),
             waker: UnsafeCell::new(WakerSlot::new()),
             pointers: Pointers::new(),
             _p: PhantomPinned,
         }
     }
+
+    /// The node's state. Acquire: pairs with the Release store of whoever
+    /// unlinked it, after its last touch of the node and of its value.
+    pub(super) fn state(&self) -> u8 {
+        self.state.load(Acquire)
+    }
+
+    /// Prepares the node to be linked: stores `waker`, state `NODE_LINKED`.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the lock of the list it is about to link the node
+    /// into, and the node is in no list.
+    pub(super) unsafe fn arm(&self, waker: &Waker) {
+        let old = self.waker.with_mut(|w| {
+            // SAFETY: the caller's contract: nobody else touches the cell.
+            unsafe { (*w).replace(waker.clone()) }
+        });
+        debug_assert!(old.is_none(), "a node registers with its old waker taken");
+        self.state.store(NODE_LINKED, Relaxed);
+    }
+
+    /// Replaces the waker of a linked node.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the lock of the list the node is linked in.
+    pub(super) unsafe fn set_waker(&self, waker: &Waker) -> Option<Waker> {
+        // SAFETY: the caller's contract.
+        self.waker.with_mut(|w| unsafe { (*w).register(waker) })
+    }
+
+    /// Takes the waker of a node just unlinked; the caller then calls
+    /// [`release`](Self::release).
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the lock of the list the node was linked in, and
+    /// unlinked it under that lock.
+    pub(super) unsafe fn unlinked(&self) -> Option<Waker> {
+        // SAFETY: the caller's contract.
+        self.waker.with_mut(|w| unsafe { (*w).take() })
+    }
+
+    /// Hands the unlinked node back to its owner with `state`
+    /// (`NODE_NOTIFIED` or `NODE_DONE`): the caller's last touch of the node. Release: the owner
+    /// that sees it sees everything the caller did to the node and value.
+    pub(super) fn release(&self, state: u8) {
+        self.state.store(state, Release);
+    }
 }
 
-// SAFETY: the waker cell is only touched under the queue's mutex, the flag
-// is atomic, and the links belong to the list (also under the mutex).
+/// A waiting future's node and value cell, side by side. The cell holds a
+/// `send`'s value ([`SendWaiter`]), or receives the value a small channel
+/// hands to a `recv` ([`RecvWaiter`]; `super::small`). `repr(C)` with the
+/// node first: a pointer to the node, popped from a list, is a pointer to
+/// the waiter, so the small path reaches the cell without storing its
+/// address.
+#[repr(C)]
+pub(crate) struct Waiter<C> {
+    node: Node,
+    value: UnsafeCell<C>,
+}
+
+/// A `send`'s waiter: its value until it is sent.
+pub(crate) type SendWaiter<T> = Waiter<Option<T>>;
+
+/// A `recv`'s waiter: the value handed to it, initialized exactly when its
+/// node was released `NODE_DONE` by a hand-off and the value not yet taken.
+/// (Uninitialized, not `None`: nothing to write when the future is built.)
+pub(crate) type RecvWaiter<T> = Waiter<MaybeUninit<T>>;
+
+impl<C> Waiter<C> {
+    pub(crate) fn new(value: C) -> Self {
+        Waiter {
+            node: Node::new(),
+            value: UnsafeCell::new(value),
+        }
+    }
+
+    pub(crate) fn node(self: Pin<&Self>) -> Pin<&Node> {
+        // SAFETY: structural pinning: the node is never moved out of a
+        // pinned waiter.
+        unsafe { self.map_unchecked(|w| &w.node) }
+    }
+
+    /// The value cell. Its owner touches it only while the node is in no
+    /// list; while it is linked, only the holder of the list's lock does.
+    pub(crate) fn value(&self) -> &UnsafeCell<C> {
+        &self.value
+    }
+
+    /// The waiter whose node `node` is.
+    ///
+    /// # Safety
+    ///
+    /// `node` is the node of a live, pinned `Waiter<C>` (of this `C`).
+    pub(crate) unsafe fn of<'a>(node: NonNull<Node>) -> &'a Waiter<C> {
+        // SAFETY: `repr(C)` puts the node at offset 0; the caller's
+        // contract makes the waiter live for the use.
+        unsafe { node.cast::<Waiter<C>>().as_ref() }
+    }
+}
+
+// SAFETY: the waker cell is only touched under the lock of the list the
+// node is in, the state is atomic, and the links belong to the list (also
+// under the lock).
 unsafe impl Send for Node {}
 // SAFETY: as above.
 unsafe impl Sync for Node {}
 
-struct NodeLink;
+pub(super) struct NodeLink;
 
 // SAFETY: `pointers` is a field of the node used by this list only; nodes
 // stay pinned in their futures while linked and are unlinked before drop.
@@ -241,13 +355,8 @@ impl WaitQueue {
             drop(old);
             return Place::Slot;
         }
-        let old = node.waker.with_mut(|w| {
-            // SAFETY: under the lock, and the node is not linked
-            // (Place::None): nobody else touches its waker cell.
-            unsafe { (*w).replace(waker.clone()) }
-        });
-        debug_assert!(old.is_none(), "a node registers with its old waker taken");
-        node.notified.store(false, Relaxed);
+        // SAFETY: under the lock, and the node is not linked (Place::None).
+        unsafe { node.arm(waker) };
         list.push_back(NonNull::from(&*node));
         self.has_waiters.store(true, Relaxed);
         Place::List
@@ -285,18 +394,15 @@ impl WaitQueue {
                 Polled::Recheck
             }
             Place::List => {
-                // Acquire: pairs with the notifier's Release store.
-                if node.notified.load(Acquire) {
+                if node.state() != NODE_LINKED {
                     return Polled::Notified;
                 }
                 let list = self.list.lock();
-                if node.notified.load(Acquire) {
+                if node.state() != NODE_LINKED {
                     return Polled::Notified;
                 }
-                let old = node.waker.with_mut(|w| {
-                    // SAFETY: we hold the lock that guards the waker cell.
-                    unsafe { (*w).register(waker) }
-                });
+                // SAFETY: we hold the lock of the list the node is in.
+                let old = unsafe { node.set_waker(waker) };
                 drop(list);
                 drop(old);
                 Polled::Waiting
@@ -334,11 +440,11 @@ impl WaitQueue {
                 }
             }
             Place::List => {
-                if node.notified.load(Acquire) {
+                if node.state() != NODE_LINKED {
                     return true;
                 }
                 let mut list = self.list.lock();
-                if node.notified.load(Acquire) {
+                if node.state() != NODE_LINKED {
                     return true;
                 }
                 // SAFETY: the node is pinned in the caller's future and
@@ -347,8 +453,8 @@ impl WaitQueue {
                 if list.is_empty() {
                     self.has_waiters.store(false, Relaxed);
                 }
-                // SAFETY: under the lock.
-                let waker = node.waker.with_mut(|w| unsafe { (*w).take() });
+                // SAFETY: under the lock, just unlinked.
+                let waker = unsafe { node.unlinked() };
                 drop(list);
                 drop(waker);
                 false
@@ -454,11 +560,12 @@ impl WaitQueue {
             self.has_waiters.store(false, Relaxed);
         }
         // SAFETY: the node was linked, so its future is alive and pinned
-        // until it sees `notified` (which we store last); we hold the lock.
+        // until it sees the state we store last; we hold the lock and
+        // unlinked it under it.
         let waker = unsafe {
             let node = node.as_ref();
-            let waker = node.waker.with_mut(|w| (*w).take());
-            node.notified.store(true, Release);
+            let waker = node.unlinked();
+            node.release(NODE_NOTIFIED);
             waker
         };
         drop(list);
@@ -478,8 +585,8 @@ impl WaitQueue {
             // SAFETY: as in `notify_one_slow`.
             let waker = unsafe {
                 let node = node.as_ref();
-                let waker = node.waker.with_mut(|w| (*w).take());
-                node.notified.store(true, Release);
+                let waker = node.unlinked();
+                node.release(NODE_NOTIFIED);
                 waker
             };
             if let Some(waker) = waker {

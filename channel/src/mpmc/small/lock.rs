@@ -1,0 +1,141 @@
+//! The small-capacity path's lock: spin, then yield.
+//!
+//! Every operation on a small channel takes this lock for a few dozen
+//! instructions (a `VecDeque` push or pop, a list unlink, a value moved).
+//! With that little inside, a waiter that spins gets the lock within a few
+//! hundred nanoseconds, while parking in the kernel, as `std::sync::Mutex`
+//! does after its own short spin, costs microseconds on both sides. On the
+//! 2-core VM the prototype of this path moved 20,000 messages through a
+//! `bounded(1)` channel (4 producers, 4 consumers) in 1.9-6.4 ms with
+//! `std::sync::Mutex` and 1.1-1.2 ms with this lock (kanal, whose own lock
+//! works the same way: 1.4-1.5 ms).
+//!
+//! A waiter pauses 64 to 191 times (a different count each round, so two
+//! waiters do not retry in step), then tries the lock 8 times back to back,
+//! doubling the tries each round; after 16 rounds it also yields its thread,
+//! so a holder that was preempted gets the CPU back. This is kanal's
+//! schedule. Waiting by looking (test and test-and-set) and yielding the
+//! thread early, as this lock first did, let the second worker of a 2-core
+//! runtime take the channel's tasks over and contend for the lock on every
+//! operation: 62% of acquisitions contended, work stolen 0.1 times per
+//! message, 3.7-9.4 ms for the run above against 1.2 ms now. Nothing is
+//! ever held across an `await` or a waker call. Under loom this
+//! is loom's `Mutex`, so the models explore every interleaving of the
+//! critical sections.
+
+#[cfg(not(loom))]
+pub(crate) use spin::SpinLock;
+
+#[cfg(loom)]
+pub(crate) use crate::bridge::loom::sync::Mutex as SpinLock;
+
+#[cfg(not(loom))]
+mod spin {
+    use std::cell::UnsafeCell;
+    use std::ops::{Deref, DerefMut};
+    use std::sync::atomic::{AtomicBool, Ordering::*};
+
+    /// A lock that spins, then yields (module docs).
+    pub(crate) struct SpinLock<T> {
+        locked: AtomicBool,
+        value: UnsafeCell<T>,
+    }
+
+    // SAFETY: the value is reached only through a guard, and one guard at a
+    // time exists (the `locked` flag); `T: Send` lets it move between the
+    // threads that take the lock.
+    unsafe impl<T: Send> Sync for SpinLock<T> {}
+
+    /// Holds a [`SpinLock`]; unlocks on drop.
+    pub(crate) struct Guard<'a, T> {
+        lock: &'a SpinLock<T>,
+    }
+
+    /// Back-to-back attempts after the first pause, doubling each round.
+    const FIRST_TRIES: u32 = 8;
+    const MAX_TRIES: u32 = 1 << 10;
+    /// Rounds of pauses and attempts before a waiter also yields its thread.
+    const YIELD_AFTER: u32 = 16;
+
+    impl<T> SpinLock<T> {
+        pub(crate) fn new(value: T) -> Self {
+            SpinLock {
+                locked: AtomicBool::new(false),
+                value: UnsafeCell::new(value),
+            }
+        }
+
+        #[inline]
+        pub(crate) fn lock(&self) -> Guard<'_, T> {
+            // Acquire: everything the last holder did is visible to us.
+            if self
+                .locked
+                .compare_exchange_weak(false, true, Acquire, Relaxed)
+                .is_err()
+            {
+                self.lock_contended();
+            }
+            Guard { lock: self }
+        }
+
+        #[cold]
+        fn lock_contended(&self) {
+            let try_lock = || {
+                // Acquire: as in `lock`.
+                self.locked
+                    .compare_exchange(false, true, Acquire, Relaxed)
+                    .is_ok()
+            };
+            // A seed for the pause counts, different per waiter and round.
+            let mut seed = (self as *const Self as usize as u32) | 1;
+            let mut tries = FIRST_TRIES;
+            for round in 0.. {
+                // xorshift: 64 to 191 pauses, so two waiters do not retry
+                // in step.
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                for _ in 0..64 + (seed >> 25) {
+                    std::hint::spin_loop();
+                }
+                for _ in 0..tries {
+                    if try_lock() {
+                        return;
+                    }
+                }
+                tries = (tries * 2).min(MAX_TRIES);
+                if round >= YIELD_AFTER {
+                    // The holder may have been preempted: give it the CPU.
+                    std::thread::yield_now();
+                }
+            }
+        }
+
+        pub(crate) fn get_mut(&mut self) -> &mut T {
+            self.value.get_mut()
+        }
+    }
+
+    impl<T> Deref for Guard<'_, T> {
+        type Target = T;
+
+        fn deref(&self) -> &T {
+            // SAFETY: we hold the lock: no other guard exists.
+            unsafe { &*self.lock.value.get() }
+        }
+    }
+
+    impl<T> DerefMut for Guard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            // SAFETY: as in `deref`, and `&mut self` is unique.
+            unsafe { &mut *self.lock.value.get() }
+        }
+    }
+
+    impl<T> Drop for Guard<'_, T> {
+        fn drop(&mut self) {
+            // Release: the next holder sees what we did.
+            self.lock.locked.store(false, Release);
+        }
+    }
+}

@@ -219,6 +219,23 @@ impl Node {
         self.waker.with_mut(|w| unsafe { (*w).take() })
     }
 
+    /// Notifies a node just unlinked: takes its waker (to wake after the
+    /// unlock) and hands the node back `NODE_NOTIFIED`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`unlinked`](Self::unlinked); the node's future is alive
+    /// until it sees the state stored here.
+    pub(super) unsafe fn notify(node: NonNull<Node>) -> Option<Waker> {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let node = node.as_ref();
+            let waker = node.unlinked();
+            node.release(NODE_NOTIFIED);
+            waker
+        }
+    }
+
     /// Hands the unlinked node back to its owner with `state`
     /// (`NODE_NOTIFIED` or `NODE_DONE`): the caller's last touch of the node. Release: the owner
     /// that sees it sees everything the caller did to the node and value.
@@ -562,12 +579,7 @@ impl WaitQueue {
         // SAFETY: the node was linked, so its future is alive and pinned
         // until it sees the state we store last; we hold the lock and
         // unlinked it under it.
-        let waker = unsafe {
-            let node = node.as_ref();
-            let waker = node.unlinked();
-            node.release(NODE_NOTIFIED);
-            waker
-        };
+        let waker = unsafe { Node::notify(node) };
         drop(list);
         if let Some(waker) = waker {
             waker.wake();
@@ -583,13 +595,7 @@ impl WaitQueue {
         let mut list = self.list.lock();
         while let Some(node) = list.pop_front() {
             // SAFETY: as in `notify_one_slow`.
-            let waker = unsafe {
-                let node = node.as_ref();
-                let waker = node.unlinked();
-                node.release(NODE_NOTIFIED);
-                waker
-            };
-            if let Some(waker) = waker {
+            if let Some(waker) = unsafe { Node::notify(node) } {
                 wakers.push(waker);
             }
             if !wakers.can_push() {

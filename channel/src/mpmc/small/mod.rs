@@ -55,9 +55,7 @@ mod lock;
 
 use super::errors::{RecvError, SendError};
 use super::ring::{PopError, PushError};
-use super::waiters::{
-    NODE_DONE, NODE_LINKED, NODE_NOTIFIED, Node, NodeLink, Place, RecvWaiter, SendWaiter,
-};
+use super::waiters::{NODE_DONE, NODE_LINKED, Node, NodeLink, Place, RecvWaiter, SendWaiter};
 use crate::bridge::{LinkedList, WakeList};
 use lock::SpinLock;
 
@@ -413,14 +411,8 @@ impl<T> Small<T> {
                 break;
             };
             // SAFETY: under the lock, just unlinked; the node is alive until
-            // it sees the state we store last.
-            let waker = unsafe {
-                let node = node.as_ref();
-                let waker = node.unlinked();
-                node.release(NODE_NOTIFIED);
-                waker
-            };
-            if let Some(waker) = waker {
+            // it sees the state stored by `notify`.
+            if let Some(waker) = unsafe { Node::notify(node) } {
                 wakers.push(waker);
             }
             if !wakers.can_push() {

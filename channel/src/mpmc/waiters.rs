@@ -272,9 +272,10 @@ impl<C> Waiter<C> {
         }
     }
 
+    /// The node, pinned with the waiter (structural pinning: it is never
+    /// moved out of a pinned waiter).
     pub(crate) fn node(self: Pin<&Self>) -> Pin<&Node> {
-        // SAFETY: structural pinning: the node is never moved out of a
-        // pinned waiter.
+        // SAFETY: structural pinning of the node field (above).
         unsafe { self.map_unchecked(|w| &w.node) }
     }
 
@@ -288,10 +289,11 @@ impl<C> Waiter<C> {
     ///
     /// # Safety
     ///
-    /// `node` is the node of a live, pinned `Waiter<C>` (of this `C`).
+    /// `node` is the node of a live, pinned `Waiter<C>` (of this `C`), and
+    /// was derived from a pointer to the whole waiter. (`repr(C)` puts the
+    /// node at offset 0.)
     pub(crate) unsafe fn of<'a>(node: NonNull<Node>) -> &'a Waiter<C> {
-        // SAFETY: `repr(C)` puts the node at offset 0; the caller's
-        // contract makes the waiter live for the use.
+        // SAFETY: the node is the waiter's first field; the caller's contract.
         unsafe { node.cast::<Waiter<C>>().as_ref() }
     }
 }
@@ -576,9 +578,9 @@ impl WaitQueue {
         if list.is_empty() {
             self.has_waiters.store(false, Relaxed);
         }
-        // SAFETY: the node was linked, so its future is alive and pinned
-        // until it sees the state we store last; we hold the lock and
-        // unlinked it under it.
+        // The node was linked, so its future is alive and pinned until it
+        // sees the state `notify` stores.
+        // SAFETY: we hold the lock and unlinked the node under it (above).
         let waker = unsafe { Node::notify(node) };
         drop(list);
         if let Some(waker) = waker {

@@ -55,7 +55,9 @@ mod lock;
 
 use super::errors::{RecvError, SendError};
 use super::ring::{PopError, PushError};
-use super::waiters::{NODE_DONE, NODE_LINKED, Node, NodeLink, Place, RecvWaiter, SendWaiter};
+use super::waiters::{
+    NODE_DONE, NODE_LINKED, Node, NodeLink, Place, RecvWaiter, SendWaiter, Waiter,
+};
 use crate::bridge::{LinkedList, WakeList};
 use lock::SpinLock;
 
@@ -94,12 +96,13 @@ unsafe impl<T: Send> Send for State<T> {}
 ///
 /// # Safety
 ///
-/// Under the lock, `node` just popped from `receivers` of a `Small<T>`.
+/// Under the lock, `node` just popped from `receivers` of a `Small<T>`. A
+/// linked receiver node is the node of a pinned `RecvWaiter<T>` whose
+/// future is alive until it sees the state stored here last, and whose
+/// cell is empty (nothing was handed to it yet) and, unlinked under the
+/// lock, ours until then.
 unsafe fn hand<T>(node: NonNull<Node>, value: T) -> Option<Waker> {
-    // SAFETY: a linked receiver node is the node of a pinned
-    // `RecvWaiter<T>` whose future is alive until it sees the state we
-    // store last; the caller holds the lock and unlinked it, so the cell
-    // is ours until then (and empty: nothing was handed to it yet).
+    // SAFETY: the function's contract (above).
     unsafe {
         let waiter = RecvWaiter::<T>::of(node);
         let waker = node.as_ref().unlinked();
@@ -115,9 +118,10 @@ unsafe fn hand<T>(node: NonNull<Node>, value: T) -> Option<Waker> {
 ///
 /// # Safety
 ///
-/// Under the lock, `node` just popped from `senders` of a `Small<T>`.
+/// Under the lock, `node` just popped from `senders` of a `Small<T>`: as
+/// for [`hand`], for a sender's `SendWaiter<T>`, whose cell holds its value.
 unsafe fn pull<T>(node: NonNull<Node>) -> (T, Option<Waker>) {
-    // SAFETY: as in `hand`, for a sender's `SendWaiter<T>`.
+    // SAFETY: the function's contract (above).
     unsafe {
         let waiter = SendWaiter::<T>::of(node);
         let waker = node.as_ref().unlinked();
@@ -125,6 +129,16 @@ unsafe fn pull<T>(node: NonNull<Node>) -> (T, Option<Waker>) {
         node.as_ref().release(NODE_DONE);
         (value.expect("a waiting sender holds its value"), waker)
     }
+}
+
+/// What [`Small::resume`] found.
+enum Resumed {
+    /// Still linked: return `Pending`.
+    Waiting,
+    /// A peer handed us a value, or took ours: done.
+    Done,
+    /// Not waiting, or woken by the close: try the operation.
+    Retry,
 }
 
 fn wake(waker: Option<Waker>) {
@@ -162,19 +176,26 @@ impl<T> Small<T> {
     /// `try_send`: hands `value` to a waiting receiver, or buffers it.
     pub(crate) fn push(&self, value: T) -> Result<(), (T, PushError)> {
         let mut st = self.state.lock();
+        let waker = self.offer(&mut st, value)?;
+        drop(st);
+        wake(waker);
+        Ok(())
+    }
+
+    /// Under the lock: hands `value` to the oldest waiting receiver (whose
+    /// waker is returned, to wake after the unlock) or buffers it; gives it
+    /// back if the channel is closed or full.
+    fn offer(&self, st: &mut State<T>, value: T) -> Result<Option<Waker>, (T, PushError)> {
         if st.closed {
             return Err((value, PushError::Closed));
         }
         if let Some(node) = st.receivers.pop_front() {
             // SAFETY: under the lock, just popped from `receivers`.
-            let waker = unsafe { hand(node, value) };
-            drop(st);
-            wake(waker);
-            return Ok(());
+            return Ok(unsafe { hand(node, value) });
         }
         if st.buf.len() < self.cap {
             st.buf.push_back(value);
-            return Ok(());
+            return Ok(None);
         }
         Err((value, PushError::Full))
     }
@@ -217,24 +238,41 @@ impl<T> Small<T> {
         Some((value, waker))
     }
 
-    /// A linked waiter is polled again: its node's state if something
-    /// happened to it (it is then unlinked), else `None` with its waker
-    /// replaced by `waker`.
-    fn poll_linked(&self, node: Pin<&Node>, waker: &Waker) -> Option<u8> {
-        let state = node.state();
-        if state != NODE_LINKED {
-            return Some(state);
+    /// A waiter is polled again: still waiting (its waker replaced by
+    /// `waker`), its operation done by a peer, or (not linked, or closed)
+    /// to try again. Leaves `place` `None` unless still waiting.
+    fn resume(&self, place: &mut Place, node: Pin<&Node>, waker: &Waker) -> Resumed {
+        if *place != Place::List {
+            return Resumed::Retry;
         }
-        let st = self.state.lock();
-        let state = node.state();
-        if state != NODE_LINKED {
-            return Some(state);
+        let mut state = node.state();
+        if state == NODE_LINKED {
+            let st = self.state.lock();
+            state = node.state();
+            if state == NODE_LINKED {
+                // SAFETY: we hold the lock of the list the node is linked in.
+                let old = unsafe { node.set_waker(waker) };
+                drop(st);
+                drop(old);
+                return Resumed::Waiting;
+            }
         }
-        // SAFETY: we hold the lock of the list the node is linked in.
-        let old = unsafe { node.set_waker(waker) };
-        drop(st);
-        drop(old);
-        None
+        // Unlinked by a peer (Acquire in `state`): the cell is ours again.
+        *place = Place::None;
+        if state == NODE_DONE {
+            Resumed::Done
+        } else {
+            Resumed::Retry
+        }
+    }
+
+    /// Under the lock: links `waiter` at the back of `list` with `waker`.
+    fn link<C>(list: &mut LinkedList<NodeLink>, waiter: Pin<&Waiter<C>>, waker: &Waker) {
+        // SAFETY: the caller holds the lock; the node is in no list.
+        unsafe { waiter.node().arm(waker) };
+        // The list keeps a pointer to the whole waiter (node first), so
+        // `hand`/`pull` reach its value cell through it.
+        list.push_back(NonNull::from(waiter.get_ref()).cast());
     }
 
     /// The `Send` future's poll; `waiter`'s cell holds its value.
@@ -244,47 +282,33 @@ impl<T> Small<T> {
         waiter: Pin<&SendWaiter<T>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), SendError<T>>> {
-        let node = waiter.node();
-        let cell = waiter.get_ref().value();
-        if *place == Place::List {
-            match self.poll_linked(node, cx.waker()) {
-                None => return Poll::Pending,
-                Some(state) => {
-                    *place = Place::None;
-                    if state == NODE_DONE {
-                        // Pulled: a receiver moved our value in.
-                        return Poll::Ready(Ok(()));
-                    }
-                    // Closed: try again, and fail.
-                }
-            }
+        match self.resume(place, waiter.node(), cx.waker()) {
+            Resumed::Waiting => return Poll::Pending,
+            // Pulled: a receiver moved our value in.
+            Resumed::Done => return Poll::Ready(Ok(())),
+            // Closed: try again, and fail.
+            Resumed::Retry => {}
         }
+        let cell = waiter.get_ref().value();
+        // SAFETY: not linked: the cell is ours.
+        let value = cell.with_mut(|v| unsafe { (*v).take() });
+        let value = value.expect("`Send` polled after completion");
         let mut st = self.state.lock();
-        if st.closed || !st.receivers.is_empty() || st.buf.len() < self.cap {
-            // SAFETY: not linked: the cell is ours.
-            let value = cell.with_mut(|v| unsafe { (*v).take() });
-            let value = value.expect("`Send` polled after completion");
-            if st.closed {
-                drop(st);
-                return Poll::Ready(Err(SendError(value)));
-            }
-            if let Some(receiver) = st.receivers.pop_front() {
-                // SAFETY: under the lock, just popped from `receivers`.
-                let waker = unsafe { hand(receiver, value) };
+        match self.offer(&mut st, value) {
+            Ok(waker) => {
                 drop(st);
                 wake(waker);
-            } else {
-                st.buf.push_back(value);
+                Poll::Ready(Ok(()))
             }
-            return Poll::Ready(Ok(()));
+            Err((value, PushError::Closed)) => Poll::Ready(Err(SendError(value))),
+            Err((value, PushError::Full)) => {
+                // SAFETY: not linked yet: the cell is ours.
+                cell.with_mut(|v| unsafe { *v = Some(value) });
+                Self::link(&mut st.senders, waiter, cx.waker());
+                *place = Place::List;
+                Poll::Pending
+            }
         }
-        // SAFETY: under the lock; the node is in no list (Place::None).
-        unsafe { node.arm(cx.waker()) };
-        // The list keeps a pointer to the whole waiter (node first), so
-        // `hand`/`pull` may reach its value cell through it.
-        st.senders.push_back(NonNull::from(waiter.get_ref()).cast());
-        *place = Place::List;
-        Poll::Pending
     }
 
     /// The `Recv` future's poll; `waiter`'s cell is where a sender may
@@ -295,24 +319,17 @@ impl<T> Small<T> {
         waiter: Pin<&RecvWaiter<T>>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, RecvError>> {
-        let node = waiter.node();
-        let cell = waiter.get_ref().value();
-        if *place == Place::List {
-            match self.poll_linked(node, cx.waker()) {
-                None => return Poll::Pending,
-                Some(state) => {
-                    *place = Place::None;
-                    if state == NODE_DONE {
-                        // SAFETY: unlinked `NODE_DONE` (Acquire in
-                        // `poll_linked`): the cell is ours again and holds
-                        // the value handed to us, read once (our place is
-                        // now `None`, so the drop will not read it).
-                        let value = cell.with_mut(|v| unsafe { (*v).assume_init_read() });
-                        return Poll::Ready(Ok(value));
-                    }
-                    // Closed: look again (values sent before still count).
-                }
+        match self.resume(place, waiter.node(), cx.waker()) {
+            Resumed::Waiting => return Poll::Pending,
+            Resumed::Done => {
+                // Read once: our place is `None` now, so the drop will not.
+                let cell = waiter.get_ref().value();
+                // SAFETY: unlinked `NODE_DONE`: the cell holds the value handed to us.
+                let value = cell.with_mut(|v| unsafe { (*v).assume_init_read() });
+                return Poll::Ready(Ok(value));
             }
+            // Closed: look again (values sent before still count).
+            Resumed::Retry => {}
         }
         let mut st = self.state.lock();
         if let Some((value, waker)) = self.take(&mut st) {
@@ -323,11 +340,7 @@ impl<T> Small<T> {
         if st.closed {
             return Poll::Ready(Err(RecvError));
         }
-        // SAFETY: under the lock; the node is in no list (Place::None).
-        unsafe { node.arm(cx.waker()) };
-        // As for senders: a pointer to the whole waiter.
-        st.receivers
-            .push_back(NonNull::from(waiter.get_ref()).cast());
+        Self::link(&mut st.receivers, waiter, cx.waker());
         *place = Place::List;
         Poll::Pending
     }
@@ -355,9 +368,8 @@ impl<T> Small<T> {
         if node.state() != NODE_DONE {
             return;
         }
-        // SAFETY: unlinked `NODE_DONE` (Acquire): the cell is ours and
-        // holds the value handed to us, never read (the future is dropped
-        // instead of returning it).
+        // Never read: the future is dropped instead of returning it.
+        // SAFETY: unlinked `NODE_DONE` (Acquire): the cell holds the value handed to us.
         let value = cell.with_mut(|v| unsafe { (*v).assume_init_read() });
         let mut st = self.state.lock();
         if let Some(receiver) = st.receivers.pop_front() {
@@ -381,8 +393,7 @@ impl<T> Small<T> {
         if node.state() != NODE_LINKED {
             return false;
         }
-        // SAFETY: the node is pinned in the caller's future and linked in
-        // this list (still `NODE_LINKED` under the lock).
+        // SAFETY: pinned in the caller's future, still linked in this list (under the lock).
         let waker = unsafe {
             list(&mut st).remove(NonNull::from(&*node));
             node.unlinked()
@@ -410,8 +421,7 @@ impl<T> Small<T> {
             let Some(node) = next else {
                 break;
             };
-            // SAFETY: under the lock, just unlinked; the node is alive until
-            // it sees the state stored by `notify`.
+            // SAFETY: under the lock, just unlinked; alive until `notify`'s store.
             if let Some(waker) = unsafe { Node::notify(node) } {
                 wakers.push(waker);
             }

@@ -13,6 +13,12 @@ keeps the median ratio over the runs and lists every run's, because one
 run on a small VM swings by 25%. The `memory` bench's printed heap counts
 and the `time` bench's printed 100k-sleeper lines are copied verbatim.
 
+Service-level numbers (axum, tonic, reqwest, the example servers under
+wrk, redis-benchmark and an echo client, each on volt and on tokio) come
+from `scripts/service_bench.py`, which this script runs with the same
+number of rounds (`--no-services` skips it and reuses the last
+`target/service-bench.json`, whose date the report shows).
+
 The README's section between `<!-- bench:start -->` and `<!-- bench:end -->`
 is replaced with the generated table, so the numbers there are never typed
 by hand. Hand-written analysis lives in benches/NOTES.md and is appended to
@@ -158,6 +164,8 @@ def main():
     ap.add_argument("--runs", type=int, help="runs per bench (default 3, 1 with --quick)")
     ap.add_argument("--benches", default=",".join(ALL_BENCHES), help="comma-separated bench names")
     ap.add_argument("--no-readme", action="store_true", help="do not rewrite README.md")
+    ap.add_argument("--no-services", action="store_true",
+                    help="skip scripts/service_bench.py (reuse its last result, if any)")
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
     benches = [b for b in args.benches.split(",") if b]
@@ -179,6 +187,17 @@ def main():
     memory = ""
     if not args.quick or "memory" in benches:
         memory = run(["cargo", "bench", "-q", "--bench", "memory"], capture=True)
+
+    if not args.no_services:
+        cmd = ["python3", "scripts/service_bench.py", "--rounds", str(runs)]
+        run(cmd + (["--seconds", "3"] if args.quick else []))
+    services = None
+    service_json = os.path.join(ROOT, "target", "service-bench.json")
+    if os.path.exists(service_json):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import service_bench
+        sdata = json.load(open(service_json))
+        services = (sdata, service_bench.table(sdata))
 
     rows = [(g, o, statistics.median(rs), rs) for (g, o), rs in sorted(all_runs.items())]
     if not rows:
@@ -212,6 +231,11 @@ def main():
         table(rows),
         "",
     ]
+    if services:
+        sdata, stable = services
+        md += ["## Services: real servers under real clients (`scripts/service_bench.py`)", "",
+               f"{sdata['rounds']} rounds of {sdata['seconds']} s, volt and tokio alternating, "
+               f"medians; {sdata['when']}. Ratio: volt's throughput / tokio's.", "", stable, ""]
     if sleeper:
         md += ["## 100,000 sleeping tasks (printed by the `time` bench)", "", "```"]
         md += sleeper + ["```", ""]

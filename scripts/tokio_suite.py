@@ -4,16 +4,16 @@ suites of tokio-util and tokio-stream.
 
 tokio's `tests/*.rs` (the version in Cargo.lock) are copied unchanged into
 a scratch crate under `target/tokio-suite`, whose `tokio` dependency is
-patched to a shim crate named `tokio` that re-exports volt
-(`pub use volt::*;`). tokio-test and tokio-stream come from crates.io and
-compile against that shim too, so the files build exactly as tokio's CI
-builds them; the only edits are two in `async_send_sync.rs` (it reaches
-into tokio's hidden `macros::support`, and asserts `!Unpin` for a few io
-futures that volt makes `Unpin`, which is a superset).
+patched to volt's compat crate (`compat/tokio`), as a user's would be.
+tokio-test and tokio-stream come from crates.io and compile against it
+too, so the files build exactly as tokio's CI builds them; the only edits
+are two in `async_send_sync.rs` (it reaches into tokio's hidden
+`macros::support`, and asserts `!Unpin` for a few io futures that volt
+makes `Unpin`, which is a superset).
 
 tokio-util and tokio-stream are copied whole from the registry (at the
 versions in `COMPANIONS`) and their own tests, doc tests included, run
-with their `tokio` patched to the same shim: their library code runs on
+with their `tokio` patched to the compat crate: their library code runs on
 volt as a service's would.
 
 Every test binary runs with a time limit; the tests that fail (or hang)
@@ -38,6 +38,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "target", "tokio-suite")
 KNOWN_FILE = os.path.join(ROOT, "scripts", "tokio_suite_known.txt")
+COMPAT = os.path.join(ROOT, "compat", "tokio")
 
 # Files for other platforms, unstable features or tokio internals.
 EXCLUDE = re.compile(
@@ -65,7 +66,7 @@ def tokio_version():
 
 
 # tokio's companion crates whose own test suites also run against volt
-# (their library code and their tests compile against the shim), at the
+# (their library code and their tests compile against the compat crate), at the
 # versions last checked.
 COMPANIONS = {"tokio-util": "0.7.20", "tokio-stream": "0.1.19"}
 
@@ -92,21 +93,7 @@ def setup(version, pattern):
     tests = os.path.join(crate, "tests")
     shutil.rmtree(tests, ignore_errors=True)
     os.makedirs(os.path.join(crate, "src"), exist_ok=True)
-    os.makedirs(os.path.join(crate, "shim", "src"), exist_ok=True)
     open(os.path.join(crate, "src", "lib.rs"), "w").write("")
-    open(os.path.join(crate, "shim", "src", "lib.rs"), "w").write("pub use volt::*;\n")
-    feats = "\n".join(f'{f} = []' for f in FEATURES if f != "full")
-    open(os.path.join(crate, "shim", "Cargo.toml"), "w").write(f"""[package]
-name = "tokio"
-version = "{version}"
-edition = "2021"
-[dependencies]
-volt = {{ path = "{ROOT}", features = ["full", "test-util"] }}
-[features]
-default = []
-full = []
-{feats}
-""")
     all_feats = ", ".join(f'"{f}"' for f in FEATURES)
     open(os.path.join(crate, "Cargo.toml"), "w").write(f"""[package]
 name = "tokio-suite"
@@ -118,7 +105,6 @@ default = [{all_feats}]
 {chr(10).join(f'{f} = []' for f in FEATURES)}
 [dependencies]
 tokio = {{ version = "{version}", features = ["full", "test-util"] }}
-volt = {{ path = "{ROOT}", features = ["full", "test-util"] }}
 tokio-test = "0.4"
 tokio-stream = "0.1"
 futures = {{ version = "0.3", features = ["async-await"] }}
@@ -135,7 +121,7 @@ mockall = "0.13"
 serde_json = "1"
 nix = {{ version = "0.31", default-features = false, features = ["fs", "socket", "signal", "process"] }}
 [patch.crates-io]
-tokio = {{ path = "shim" }}
+tokio = {{ path = "{COMPAT}" }}
 [workspace]
 """)
     src = os.path.join(package_dirs(version)["tokio"], "tests")
@@ -154,9 +140,8 @@ tokio = {{ path = "shim" }}
 
 
 def run_companion(name, known):
-    """Copies the companion crate, points its `tokio` at the shim (and gives
-    its tests `volt` for the test macros' paths), runs all its tests (doc
-    tests included). Returns (passed, failures)."""
+    """Copies the companion crate, points its `tokio` at the compat crate,
+    runs all its tests (doc tests included). Returns (passed, failures)."""
     version = tokio_version()
     src = package_dirs(version)[name]
     crate = os.path.join(WORK, name)
@@ -164,11 +149,7 @@ def run_companion(name, known):
     shutil.copytree(src, crate, ignore=shutil.ignore_patterns("Cargo.lock", "target"))
     toml = os.path.join(crate, "Cargo.toml")
     s = open(toml).read()
-    s = s.replace("[dev-dependencies.tokio]",
-                  f'[dev-dependencies.volt]\npath = "{ROOT}"\nfeatures = ["full", "test-util"]\n\n'
-                  "[dev-dependencies.tokio]", 1)
-    shim = os.path.join(WORK, "crate", "shim")
-    s += f'\n[patch.crates-io]\ntokio = {{ path = "{shim}" }}\n\n[workspace]\n'
+    s += f'\n[patch.crates-io]\ntokio = {{ path = "{COMPAT}" }}\n\n[workspace]\n'
     open(toml, "w").write(s)
     skips = []
     for k, why in known.items():

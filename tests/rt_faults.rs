@@ -56,6 +56,37 @@ fn panic_in_output_drop_is_contained() {
     });
 }
 
+/// A future whose `poll` panics and whose `Drop` reports whether it runs
+/// while that panic unwinds.
+struct PanicInPoll(Option<volt::sync::oneshot::Sender<bool>>);
+
+impl std::future::Future for PanicInPoll {
+    type Output = ();
+    fn poll(self: std::pin::Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        panic!("poll panicked");
+    }
+}
+
+impl Drop for PanicInPoll {
+    fn drop(&mut self) {
+        let _ = self.0.take().unwrap().send(std::thread::panicking());
+    }
+}
+
+#[test]
+fn a_future_whose_poll_panics_is_dropped_while_unwinding() {
+    // tokio's `rt_common::panic_in_task`, on both schedulers.
+    let current = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    for rt in [current, rt(2)] {
+        let (tx, rx) = volt::sync::oneshot::channel();
+        let handle = rt.spawn(PanicInPoll(Some(tx)));
+        assert_eq!(rt.block_on(rx), Ok(true));
+        assert!(rt.block_on(handle).unwrap_err().is_panic());
+    }
+}
+
 /// A waker whose `wake` panics.
 struct PanickingWaker;
 

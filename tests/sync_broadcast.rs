@@ -172,3 +172,52 @@ fn blocking_recv_from_a_thread() {
     tx.send(9).unwrap();
     assert_eq!(t.join().unwrap(), Ok(9));
 }
+
+/// `Clone` runs once per receiver, the last one included (tokio's
+/// behaviour: `Clone` is observable).
+#[test]
+fn every_receiver_clones_even_the_last() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CLONES: AtomicUsize = AtomicUsize::new(0);
+    #[derive(Debug, PartialEq)]
+    struct Counted(u32);
+    impl Clone for Counted {
+        fn clone(&self) -> Self {
+            CLONES.fetch_add(1, Ordering::Relaxed);
+            Counted(self.0)
+        }
+    }
+    let (tx, mut rx1) = broadcast::channel(4);
+    tx.send(Counted(1)).unwrap();
+    assert_eq!(rx1.try_recv().unwrap(), Counted(1));
+    assert_eq!(CLONES.load(Ordering::Relaxed), 1);
+    let mut rx2 = tx.subscribe();
+    tx.send(Counted(2)).unwrap();
+    assert_eq!(rx1.try_recv().unwrap(), Counted(2));
+    assert_eq!(rx2.try_recv().unwrap(), Counted(2));
+    assert_eq!(CLONES.load(Ordering::Relaxed), 3);
+}
+
+/// A `Clone` that panics reaches `try_recv`; the receiver then goes on
+/// with the next value (tokio's `sync_broadcast::panic_in_clone`).
+#[test]
+fn panic_in_clone_reaches_the_receiver() {
+    use std::panic::{self, AssertUnwindSafe};
+    #[derive(Debug, PartialEq)]
+    struct MyVal(usize);
+    impl Clone for MyVal {
+        fn clone(&self) -> MyVal {
+            assert_ne!(0, self.0);
+            MyVal(self.0)
+        }
+    }
+    let (tx, mut rx) = broadcast::channel(16);
+    tx.send(MyVal(0)).unwrap();
+    tx.send(MyVal(1)).unwrap();
+    let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        let _ = rx.try_recv();
+    }));
+    assert!(res.is_err());
+    assert_eq!(rx.try_recv().unwrap(), MyVal(1));
+    assert_eq!(tx.len(), 0);
+}

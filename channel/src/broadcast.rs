@@ -553,8 +553,14 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
     Err(TryRecvError::Lagged(oldest.wrapping_sub(pos)))
 }
 
-/// Reads position `pos` if its slot holds it (the last reader takes the
-/// value out instead of cloning it).
+/// Reads position `pos` if its slot holds it.
+///
+/// Every reader gets a clone, the last one included, which then drops the
+/// stored value: `Clone` is observable (it may count, or panic), and tokio
+/// clones for each receiver. A panicking `Clone` reaches the caller with
+/// the position consumed and the slot's count already taken, so the
+/// receiver goes on with the next value and the stored one is still
+/// dropped by its last reader (the unwind drops it here).
 fn take_if_there<T: Clone>(shared: &Shared<T>, next: &mut u64, pos: u64) -> Option<T> {
     let slot = shared.slot(pos);
     let mut inner = slot.inner.lock();
@@ -562,12 +568,12 @@ fn take_if_there<T: Clone>(shared: &Shared<T>, next: &mut u64, pos: u64) -> Opti
         return None;
     }
     *next = pos.wrapping_add(1);
-    let value = if slot.dec_rem(&inner) == 0 {
-        inner.val.take()
+    const HELD: &str = "a slot being read holds its value";
+    Some(if slot.dec_rem(&inner) == 0 {
+        inner.val.take().expect(HELD).clone()
     } else {
-        inner.val.clone()
-    };
-    Some(value.expect("a slot being read holds its value"))
+        inner.val.as_ref().expect(HELD).clone()
+    })
 }
 
 impl<T> Clone for Sender<T> {

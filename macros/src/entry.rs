@@ -20,6 +20,11 @@
 //! (multi-thread only), `start_paused = bool` (not multi-thread), `crate =
 //! "path"`, `name = "runtime name"`. A wrong argument is a compile error
 //! that names it.
+//!
+//! The same code serves `#[tokio::main]` and `#[tokio::test]` of the
+//! compat crate (`compat/tokio`): there the default crate path is
+//! `::tokio` and the errors say `tokio::`, so a crate that depends only on
+//! the compat crate expands to paths it can resolve ([`Facade`]).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
@@ -135,11 +140,34 @@ fn parse_path(expr: &Expr, span: Span, field: &str) -> syn::Result<syn::Path> {
     })
 }
 
-fn build_config(
-    args: Punctuated<MetaNameValue, Token![,]>,
-    is_test: bool,
-    rt_multi_thread: bool,
-) -> syn::Result<Config> {
+/// The crate the attribute is used through: `volt`, or the compat crate
+/// named `tokio`. It gives the default `crate` path of the expansion and
+/// the attribute's name in error messages, so both name what the user
+/// wrote.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Facade {
+    Volt,
+    Tokio,
+}
+
+impl Facade {
+    fn crate_path(self) -> TokenStream {
+        match self {
+            Facade::Volt => quote! { ::volt },
+            Facade::Tokio => quote! { ::tokio },
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Facade::Volt => "volt",
+            Facade::Tokio => "tokio",
+        }
+    }
+}
+
+/// Reads the `name = value` arguments, each at most once.
+fn parse_settings(args: Punctuated<MetaNameValue, Token![,]>) -> syn::Result<Settings> {
     let mut settings = Settings {
         flavor: None,
         worker_threads: None,
@@ -147,7 +175,6 @@ fn build_config(
         crate_name: None,
         name: None,
     };
-
     for arg in args {
         let ident = arg
             .path
@@ -156,13 +183,11 @@ fn build_config(
             .to_string()
             .to_lowercase();
         let span = arg.value.span();
+        let twice = |field: &str| syn::Error::new(span, format!("`{field}` set multiple times."));
         match ident.as_str() {
             "worker_threads" => {
                 if settings.worker_threads.is_some() {
-                    return Err(syn::Error::new(
-                        span,
-                        "`worker_threads` set multiple times.",
-                    ));
+                    return Err(twice("worker_threads"));
                 }
                 let n = parse_int(&arg.value, span, "worker_threads")?;
                 if n == 0 {
@@ -172,7 +197,7 @@ fn build_config(
             }
             "flavor" => {
                 if settings.flavor.is_some() {
-                    return Err(syn::Error::new(span, "`flavor` set multiple times."));
+                    return Err(twice("flavor"));
                 }
                 let s = parse_string(&arg.value, span, "flavor")?;
                 let flavor = Flavor::from_str(&s).map_err(|e| syn::Error::new(span, e))?;
@@ -180,19 +205,19 @@ fn build_config(
             }
             "start_paused" => {
                 if settings.start_paused.is_some() {
-                    return Err(syn::Error::new(span, "`start_paused` set multiple times."));
+                    return Err(twice("start_paused"));
                 }
                 settings.start_paused = Some((parse_bool(&arg.value, span, "start_paused")?, span));
             }
             "crate" => {
                 if settings.crate_name.is_some() {
-                    return Err(syn::Error::new(span, "`crate` set multiple times."));
+                    return Err(twice("crate"));
                 }
                 settings.crate_name = Some(parse_path(&arg.value, span, "crate")?);
             }
             "name" => {
                 if settings.name.is_some() {
-                    return Err(syn::Error::new(span, "`name` set multiple times."));
+                    return Err(twice("name"));
                 }
                 settings.name = Some(parse_string(&arg.value, span, "name")?);
             }
@@ -210,14 +235,28 @@ fn build_config(
             }
         }
     }
+    Ok(settings)
+}
 
+/// Checks the arguments against each other and the enabled features.
+fn build_config(
+    args: Punctuated<MetaNameValue, Token![,]>,
+    is_test: bool,
+    rt_multi_thread: bool,
+    facade: Facade,
+) -> syn::Result<Config> {
+    let settings = parse_settings(args)?;
     let default_flavor = if is_test || !rt_multi_thread {
         Flavor::CurrentThread
     } else {
         Flavor::MultiThread
     };
     let flavor = settings.flavor.map(|(f, _)| f).unwrap_or(default_flavor);
-    let macro_name = if is_test { "volt::test" } else { "volt::main" };
+    let macro_name = format!(
+        "{}::{}",
+        facade.name(),
+        if is_test { "test" } else { "main" }
+    );
 
     if flavor == Flavor::MultiThread && !rt_multi_thread {
         let span = settings
@@ -257,7 +296,12 @@ fn build_config(
     })
 }
 
-fn parse_knobs(mut input: syn::ItemFn, is_test: bool, config: Config) -> TokenStream {
+fn parse_knobs(
+    mut input: syn::ItemFn,
+    is_test: bool,
+    config: Config,
+    facade: Facade,
+) -> TokenStream {
     input.sig.asyncness = None;
 
     // If type mismatch occurs, the current rustc points to the last statement.
@@ -277,7 +321,7 @@ fn parse_knobs(mut input: syn::ItemFn, is_test: bool, config: Config) -> TokenSt
     let crate_path = config
         .crate_name
         .map(ToTokens::into_token_stream)
-        .unwrap_or_else(|| quote! { ::volt });
+        .unwrap_or_else(|| facade.crate_path());
 
     let mut rt = match config.flavor {
         Flavor::CurrentThread | Flavor::Local => quote_spanned! {last_stmt_start_span=>
@@ -361,7 +405,12 @@ fn token_stream_with_error(mut tokens: TokenStream, error: syn::Error) -> TokenS
     tokens
 }
 
-pub(crate) fn main(args: TokenStream, item: TokenStream, rt_multi_thread: bool) -> TokenStream {
+pub(crate) fn main(
+    args: TokenStream,
+    item: TokenStream,
+    rt_multi_thread: bool,
+    facade: Facade,
+) -> TokenStream {
     let input: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(it) => it,
         // On a parse error, keep the item so that other errors still show.
@@ -377,16 +426,21 @@ pub(crate) fn main(args: TokenStream, item: TokenStream, rt_multi_thread: bool) 
     } else {
         Punctuated::<MetaNameValue, Token![,]>::parse_terminated
             .parse2(args)
-            .and_then(|args| build_config(args, false, rt_multi_thread))
+            .and_then(|args| build_config(args, false, rt_multi_thread, facade))
     };
 
     match config {
-        Ok(config) => parse_knobs(input, false, config),
-        Err(e) => token_stream_with_error(parse_knobs(input, false, fallback_config()), e),
+        Ok(config) => parse_knobs(input, false, config, facade),
+        Err(e) => token_stream_with_error(parse_knobs(input, false, fallback_config(), facade), e),
     }
 }
 
-pub(crate) fn test(args: TokenStream, item: TokenStream, rt_multi_thread: bool) -> TokenStream {
+pub(crate) fn test(
+    args: TokenStream,
+    item: TokenStream,
+    rt_multi_thread: bool,
+    facade: Facade,
+) -> TokenStream {
     let input: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(it) => it,
         Err(e) => return token_stream_with_error(item, e),
@@ -404,12 +458,12 @@ pub(crate) fn test(args: TokenStream, item: TokenStream, rt_multi_thread: bool) 
     } else {
         Punctuated::<MetaNameValue, Token![,]>::parse_terminated
             .parse2(args)
-            .and_then(|args| build_config(args, true, rt_multi_thread))
+            .and_then(|args| build_config(args, true, rt_multi_thread, facade))
     };
 
     match config {
-        Ok(config) => parse_knobs(input, true, config),
-        Err(e) => token_stream_with_error(parse_knobs(input, true, fallback_config()), e),
+        Ok(config) => parse_knobs(input, true, config, facade),
+        Err(e) => token_stream_with_error(parse_knobs(input, true, fallback_config(), facade), e),
     }
 }
 

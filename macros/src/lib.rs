@@ -7,13 +7,16 @@
 //!   them with the volt crate's path. They are not meant to be used
 //!   directly.
 //!
-//! Users use these through the `volt` crate, never this one.
+//! Users use these through the `volt` crate, never this one. The
+//! `tokio_*` attributes are the same entry points for the compat crate
+//! named `tokio` (`compat/tokio`).
 
 mod entry;
 mod join;
 mod select;
 mod tuple;
 
+use entry::Facade;
 use proc_macro::TokenStream;
 
 /// Marks async function to be executed by the selected runtime. This macro
@@ -117,14 +120,14 @@ use proc_macro::TokenStream;
 /// ```
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry::main(args.into(), item.into(), true).into()
+    entry::main(args.into(), item.into(), true, Facade::Volt).into()
 }
 
 /// `#[main]` for builds without the `rt-multi-thread` feature: defaults to
 /// (and only allows) the current-thread runtime.
 #[proc_macro_attribute]
 pub fn main_rt(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry::main(args.into(), item.into(), false).into()
+    entry::main(args.into(), item.into(), false, Facade::Volt).into()
 }
 
 /// Marks async function to be executed by runtime, suitable to test
@@ -181,13 +184,42 @@ pub fn main_rt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry::test(args.into(), item.into(), true).into()
+    entry::test(args.into(), item.into(), true, Facade::Volt).into()
 }
 
 /// `#[test]` for builds without the `rt-multi-thread` feature.
 #[proc_macro_attribute]
 pub fn test_rt(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry::test(args.into(), item.into(), false).into()
+    entry::test(args.into(), item.into(), false, Facade::Volt).into()
+}
+
+/// `#[tokio::main]` of the compat crate (`compat/tokio`): `#[main]` whose
+/// expansion names `::tokio` and whose errors say `tokio::main`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::main(args.into(), item.into(), true, Facade::Tokio).into()
+}
+
+/// `#[tokio::main]` of the compat crate without `rt-multi-thread`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main_rt(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::main(args.into(), item.into(), false, Facade::Tokio).into()
+}
+
+/// `#[tokio::test]` of the compat crate.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::test(args.into(), item.into(), true, Facade::Tokio).into()
+}
+
+/// `#[tokio::test]` of the compat crate without `rt-multi-thread`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test_rt(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::test(args.into(), item.into(), false, Facade::Tokio).into()
 }
 
 /// The engine of `volt::select!` (input: `{crate path} branches...`).

@@ -505,9 +505,14 @@ impl From<std::os::fd::OwnedFd> for File {
 
 impl fmt::Debug for File {
     fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt.debug_struct("volt::fs::File")
-            .field("std", &self.std)
-            .finish()
+        // The path the user wrote: `tokio::fs::File` through the compat
+        // crate (feature `compat-names`), as tokio prints it.
+        let name = if cfg!(feature = "compat-names") {
+            "tokio::fs::File"
+        } else {
+            "volt::fs::File"
+        };
+        fmt.debug_struct(name).field("std", &self.std).finish()
     }
 }
 

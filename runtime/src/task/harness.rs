@@ -17,7 +17,9 @@
 //!
 //! User code (the future's `poll` and `Drop`, the output's `Drop`) runs under
 //! `catch_unwind`: a panicking task becomes `JoinError::Panic` and never takes
-//! its worker thread down.
+//! its worker thread down. As in tokio, a future whose `poll` panics is
+//! dropped during the unwind (`std::thread::panicking()` is true in its
+//! `Drop`), so a panic in that `Drop` aborts.
 
 use crate::task::core::{Cell, Core, Header, Trailer};
 use crate::task::error::JoinError;
@@ -295,9 +297,28 @@ fn poll_future<T: Future, S: Schedule>(
     id: crate::task::Id,
     cx: Context<'_>,
 ) -> Poll<()> {
+    // A future whose `poll` panics is dropped while the panic unwinds, as
+    // tokio does: its destructor sees `std::thread::panicking()`, and a
+    // second panic there aborts the process (Rust's rule for a panic
+    // during unwinding).
+    struct DropOnUnwind<'a, T: Future, S> {
+        core: &'a Core<T, S>,
+        id: crate::task::Id,
+    }
+    impl<T: Future, S> Drop for DropOnUnwind<'_, T, S> {
+        fn drop(&mut self) {
+            // SAFETY: the caller of `poll_future` holds RUNNING. Only
+            // reached while unwinding out of `Stage::poll`; if the future
+            // already became `Consumed` there, this drops nothing.
+            unsafe { self.core.stage.drop_future_or_output(self.id) };
+        }
+    }
     let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        let guard = DropOnUnwind { core, id };
         // SAFETY: the caller holds RUNNING.
-        unsafe { core.stage.poll(id, cx) }
+        let res = unsafe { core.stage.poll(id, cx) };
+        std::mem::forget(guard);
+        res
     }));
     let output = match res {
         Ok(Poll::Pending) => return Poll::Pending,
@@ -315,13 +336,8 @@ fn panic_to_error<T: Future, S: Schedule>(
     id: crate::task::Id,
     panic: Box<dyn Any + Send>,
 ) -> JoinError {
-    // The future panicked in `poll` (it is still in the stage) or in its
-    // destructor after `Ready` (the stage is already `Consumed`). Either way
-    // drop what is left, ignoring a second panic.
-    let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: the caller holds RUNNING.
-        unsafe { core.stage.drop_future_or_output(id) };
-    }));
+    // The future panicked in `poll` or in its destructor after `Ready`;
+    // either way `poll_future`'s guard has left the stage `Consumed`.
     core.scheduler.unhandled_panic();
     JoinError::panic(id, panic)
 }

@@ -1,0 +1,1 @@
+//! sqlx with SQLite on `tokio` (its `runtime-tokio` feature).

@@ -545,6 +545,62 @@ fn idle_workers_sleep_instead_of_spinning() {
 }
 
 #[test]
+fn a_burst_of_blocking_calls_reuses_pool_threads() {
+    // 64 tasks each await a stream of tiny blocking calls: at most 64 are
+    // in flight, so the pool needs at most 64 threads for them, plus the
+    // threads between a call's return and their next look at the queue.
+    // (A pool that starts a thread whenever none is idle at that instant
+    // reaches its 512-thread cap here.)
+    let rt = rt(2);
+    rt.block_on(async {
+        let mut set = task::JoinSet::new();
+        for i in 0..64usize {
+            set.spawn(async move {
+                for j in 0..50usize {
+                    assert_eq!(task::spawn_blocking(move || i ^ j).await.unwrap(), i ^ j);
+                }
+            });
+        }
+        while let Some(r) = set.join_next().await {
+            r.unwrap();
+        }
+    });
+    let threads = rt.metrics().num_blocking_threads();
+    assert!(
+        threads <= 2 * 64 + 2,
+        "{threads} pool threads for 64 calls in flight"
+    );
+}
+
+#[test]
+fn blocking_calls_that_wait_for_each_other_each_get_a_thread() {
+    // Eight calls that only return together: each needs its own thread,
+    // even when the previous round's threads are still finishing (a call
+    // queued for a finishing thread must not wait behind another call).
+    let rt = rt(2);
+    rt.block_on(async {
+        for _ in 0..50 {
+            let barrier = Arc::new(std::sync::Barrier::new(8));
+            let calls: Vec<_> = (0..8)
+                .map(|_| {
+                    let barrier = barrier.clone();
+                    volt::spawn(async move {
+                        task::spawn_blocking(move || {
+                            barrier.wait();
+                        })
+                        .await
+                        .unwrap()
+                    })
+                })
+                .collect();
+            for call in calls {
+                call.await.unwrap();
+            }
+        }
+    });
+}
+
+#[test]
 fn blocking_threads_exit_after_keep_alive() {
     let rt = Builder::new_multi_thread()
         .worker_threads(1)

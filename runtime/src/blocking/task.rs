@@ -34,6 +34,10 @@ where
         // Blocking code is not limited by the coop budget.
         crate::coop::stop();
 
-        Poll::Ready(func())
+        let output = func();
+        // Before the task completes and wakes its joiner: from here the
+        // thread counts as one about to look at the queue again.
+        crate::blocking::pool::closure_returned();
+        Poll::Ready(output)
     }
 }

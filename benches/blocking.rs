@@ -17,7 +17,7 @@
 //! pool must not start more threads than tokio's for the same load.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
 const BURST_TASKS: usize = 64;
@@ -100,12 +100,12 @@ macro_rules! workloads {
                 });
             }
 
-            pub fn fs_64(rt: &::$rt::runtime::Runtime, path: &PathBuf) {
+            pub fn fs_64(rt: &::$rt::runtime::Runtime, path: &Path) {
                 use ::$rt::io::AsyncReadExt;
                 rt.block_on(async {
                     let mut set = ::$rt::task::JoinSet::new();
                     for _ in 0..FS_TASKS {
-                        let path = path.clone();
+                        let path = path.to_path_buf();
                         set.spawn(async move {
                             let mut buf = Vec::with_capacity(4096);
                             for _ in 0..FS_ROUNDS {

@@ -10,10 +10,16 @@
 //!   bits, so an event that arrives for a key freed and reused meanwhile
 //!   (deregistration raced the poll) finds a different token and is
 //!   dropped.
-//! * A turn polls, then, under the slab lock, collects the `ScheduledIo`s
-//!   the events name (into a reused vector: no allocation per turn once
-//!   warm), releases the lock, stamps each with the turn's tick and wakes
-//!   its readers and/or writers (`scheduled_io` explains ticks).
+//! * A turn polls, then, under the slab lock, collects pointers to the
+//!   `ScheduledIo`s the events name (into a reused vector: no allocation
+//!   per turn once warm), releases the lock, stamps each with the turn's
+//!   tick and wakes its readers and/or writers (`scheduled_io` explains
+//!   ticks).
+//! * Deregistering takes a resource out of the slab but keeps its `Arc` in
+//!   `pending_release` until the start of the next turn, so the pointers a
+//!   turn collected stay valid while it dispatches without the lock and
+//!   without an `Arc` clone per event (only the driver frees them, and only
+//!   between turns).
 //! * Shutdown marks every registered resource shut down and wakes all its
 //!   waiters; their I/O then fails with tokio's shutdown error.
 
@@ -45,6 +51,8 @@ const SIGNAL_TOKEN: mio::Token = mio::Token(usize::MAX - 1);
 /// Low bits of a token: the slab key.
 const KEY_BITS: u32 = 24;
 const KEY_MASK: usize = (1 << KEY_BITS) - 1;
+/// Released resources that make a parked driver turn to free them.
+const RELEASE_BATCH: usize = 16;
 /// The half owned by the parking thread.
 pub(crate) struct Driver {
     poll: mio::Poll,
@@ -54,9 +62,18 @@ pub(crate) struct Driver {
     /// batch a busy worker takes (the rest stays in the kernel).
     busy_events: Option<mio::Events>,
     tick: u8,
-    /// Resources named by this turn's events (reused).
-    ready: Vec<(Arc<ScheduledIo>, Ready)>,
+    /// Resources named by this turn's events (reused). Each pointer is
+    /// kept alive by the slab or by `pending_release` until the next turn.
+    ready: Vec<(std::ptr::NonNull<ScheduledIo>, Ready)>,
+    /// The previous turn's `pending_release`, emptied outside the lock
+    /// (reused).
+    released: Vec<Arc<ScheduledIo>>,
 }
+
+// SAFETY: the pointers in `ready` only live during `turn` (the vector is
+// empty between turns); `Driver` is moved between threads only between
+// turns, and `ScheduledIo` is `Sync`.
+unsafe impl Send for Driver {}
 
 /// The shared half.
 pub(crate) struct Handle {
@@ -71,6 +88,9 @@ pub(crate) struct Handle {
 
 struct Registrations {
     slab: slab::Slab<Arc<ScheduledIo>>,
+    /// Deregistered resources, freed at the start of the next turn (see
+    /// the module docs).
+    pending_release: Vec<Arc<ScheduledIo>>,
     /// Bumped on every registration, stored in the token's high bits.
     generation: usize,
 }
@@ -91,11 +111,13 @@ impl Driver {
                     .map(mio::Events::with_capacity),
                 tick: 0,
                 ready: Vec::new(),
+                released: Vec::new(),
             },
             Handle {
                 registry,
                 registrations: Mutex::new(Registrations {
                     slab: slab::Slab::new(),
+                    pending_release: Vec::new(),
                     generation: 0,
                 }),
                 waker,
@@ -121,7 +143,9 @@ impl Driver {
         #[cfg(feature = "signal")]
         let mut signalled = false;
         {
-            let regs = handle.registrations.lock();
+            let mut regs = handle.registrations.lock();
+            // No pointer of an earlier turn is in use any more.
+            std::mem::swap(&mut regs.pending_release, &mut self.released);
             for event in events.iter() {
                 let token = event.token();
                 if token == WAKE_TOKEN {
@@ -134,12 +158,19 @@ impl Driver {
                 }
                 if let Some(io) = regs.slab.get(token.0 & KEY_MASK) {
                     if io.token() == token.0 {
-                        self.ready.push((io.clone(), Ready::from_mio(event)));
+                        let ptr = std::ptr::NonNull::from(&**io);
+                        self.ready.push((ptr, Ready::from_mio(event)));
                     }
                 }
             }
         }
+        // Dropped outside the lock (their wakers were cleared on release).
+        self.released.clear();
         for (io, ready) in self.ready.drain(..) {
+            // SAFETY: the resource was in the slab under the lock above; if
+            // it has been released since, its `Arc` waits in
+            // `pending_release`, which only the next turn empties.
+            let io = unsafe { io.as_ref() };
             io.set_readiness(self.tick, ready);
             io.wake(ready);
         }
@@ -235,19 +266,25 @@ impl Handle {
         res
     }
 
-    /// Frees `io`'s slab slot (if it still holds `io`).
+    /// Frees `io`'s slab slot (if it still holds `io`); the driver lets go
+    /// of it at its next turn.
     pub(crate) fn release(&self, io: &Arc<ScheduledIo>) {
-        let removed = {
+        let wake_driver = {
             let mut regs = self.registrations.lock();
             let key = io.token() & KEY_MASK;
-            match regs.slab.get(key) {
-                Some(cur) if Arc::ptr_eq(cur, io) => Some(regs.slab.remove(key)),
-                _ => None,
+            if matches!(regs.slab.get(key), Some(cur) if Arc::ptr_eq(cur, io)) {
+                let removed = regs.slab.remove(key);
+                regs.pending_release.push(removed);
+                regs.pending_release.len() == RELEASE_BATCH
+            } else {
+                false
             }
         };
-        // Dropped outside the lock.
-        drop(removed);
         io.clear_wakers();
+        if wake_driver {
+            // A parked driver frees nothing: make it turn (tokio's bound).
+            let _ = self.waker.wake();
+        }
     }
 }
 

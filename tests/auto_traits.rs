@@ -36,6 +36,15 @@ trait NotSync<A> {
 impl<T: ?Sized> NotSync<()> for T {}
 impl<T: ?Sized + Sync> NotSync<Has> for T {}
 
+trait NotUnpin<A> {
+    fn check(&self) {}
+}
+impl<T: ?Sized> NotUnpin<()> for T {}
+impl<T: ?Sized + Unpin> NotUnpin<Has> for T {}
+fn unpin<T: Unpin>(_: &T) {}
+/// A future that a multi-thread runtime can spawn.
+fn spawnable<F: std::future::Future + Send + 'static>(_: F) {}
+
 macro_rules! check {
     ($($name:ident: $body:block)*) => {$(
         #[allow(non_upper_case_globals)]
@@ -128,6 +137,76 @@ check! {
         let nn: volt::channel::Sender<Rc<u8>> = todo!();
         NotSend::check(&nn);
         NotSync::check(&nn);
+    }
+    volt_channel_like_async_channel: {
+        // Handles and futures are `Send + Sync` for `T: Send`, like
+        // async-channel's (its `Send` future is `!Sync` for a `!Sync`
+        // value; volt's shares nothing through `&`, so it is `Sync`).
+        type C = Cell<u8>;
+        let (tx, rx): (volt::channel::Sender<C>, volt::channel::Receiver<C>) = todo!();
+        send_sync(&tx);
+        send_sync(&rx);
+        send_sync(&tx.send(Cell::new(1)));
+        send_sync(&rx.recv());
+        // Unpin as async-channel's `Sender`; volt's `Receiver` too (its
+        // stream state is boxed). The futures hold pinned waiter nodes.
+        unpin(&tx);
+        unpin(&rx);
+        NotUnpin::check(&tx.send(Cell::new(1)));
+        NotUnpin::check(&rx.recv());
+        // A `&Receiver` held across an `.await` in a spawned task.
+        let shared = std::sync::Arc::new(rx);
+        spawnable(async move {
+            let rx: &volt::channel::Receiver<C> = &shared;
+            rx.recv().await
+        });
+        let e: (
+            volt::channel::SendError<u8>,
+            volt::channel::TrySendError<u8>,
+            volt::channel::RecvError,
+            volt::channel::TryRecvError,
+        ) = todo!();
+        send_sync(&e);
+        let nn: volt::channel::Receiver<Rc<u8>> = todo!();
+        NotSend::check(&nn);
+        NotSync::check(&nn);
+    }
+    sync_channels_like_tokio: {
+        // With a `Send + !Sync` value, exactly as tokio's (probed against
+        // tokio 1.54): everything `Send + Sync` but mpsc's send future
+        // (`!Sync`) and watch's sender, receiver, `Ref` and `changed`
+        // future (neither).
+        type C = Cell<u8>;
+        let tx: volt::sync::mpsc::Sender<C> = todo!();
+        send_sync(&tx);
+        send(&tx.send(Cell::new(1)));
+        NotSync::check(&tx.send(Cell::new(1)));
+        send_sync(&tx.reserve());
+        send_sync(&tx.try_reserve().unwrap());
+        send_sync(&tx.downgrade());
+        let rx: volt::sync::mpsc::Receiver<C> = todo!();
+        send_sync(&rx);
+        let rx: &mut volt::sync::mpsc::Receiver<C> = todo!();
+        send_sync(&rx.recv());
+        let (utx, mut urx) = volt::sync::mpsc::unbounded_channel::<C>();
+        send_sync(&utx);
+        send_sync(&urx.recv());
+        let (otx, orx) = volt::sync::oneshot::channel::<C>();
+        send_sync(&otx);
+        send_sync(&orx);
+        let (wtx, mut wrx) = volt::sync::watch::channel::<C>(Cell::new(0));
+        NotSend::check(&wtx);
+        NotSync::check(&wtx);
+        NotSend::check(&wrx.changed());
+        NotSync::check(&wrx.changed());
+        NotSend::check(&wrx.borrow());
+        NotSync::check(&wrx.borrow());
+        NotSend::check(&wrx);
+        NotSync::check(&wrx);
+        let (btx, mut brx) = volt::sync::broadcast::channel::<C>(4);
+        send_sync(&btx);
+        send_sync(&brx.recv());
+        send_sync(&brx);
     }
     unwind_safe_handles: {
         // tokio marks these `UnwindSafe + RefUnwindSafe` whatever the

@@ -1,5 +1,6 @@
-//! Property test: volt's MPMC channel (bounded, rendezvous-free capacities
-//! 1..=4, and unbounded) and `sync::mpsc` against a `VecDeque` model, under
+//! Property test: volt's MPMC channel (bounded: capacities 1, 2, 4 (the
+//! small flavor), 5 and 1024 (the ring); and unbounded) and `sync::mpsc`
+//! against a `VecDeque` model, under
 //! random sequences of `try_send`, `try_recv`, async `send`/`recv` futures
 //! polled by hand, cancellation of those futures, and `close`.
 //!
@@ -8,7 +9,9 @@
 //! every step:
 //!
 //! * every value received is the model's front (FIFO, nothing lost, nothing
-//!   duplicated, and the value of a cancelled `send` never appears);
+//!   duplicated, and the value of a cancelled `send` never appears: a
+//!   dropped `send` has not sent, at every capacity, also when it is
+//!   dropped right after a receive made room for it);
 //! * a pending future that resolves when re-polled had been woken since its
 //!   previous poll (no lost wake-up), and after each step every future that
 //!   can make progress has (the channel wakes the right ones);
@@ -39,6 +42,10 @@ enum Op {
     CancelSend(usize),
     /// Drop the `i % len`-th pending recv future.
     CancelRecv(usize),
+    /// `try_recv`, then drop the `i % len`-th pending send future before
+    /// anything is re-polled: a send woken (granted room) by that receive
+    /// and dropped before its next poll must not have sent.
+    TryRecvThenCancelSend(usize),
     Close,
 }
 
@@ -50,6 +57,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => Just(Op::Recv),
         1 => any::<usize>().prop_map(Op::CancelSend),
         1 => any::<usize>().prop_map(Op::CancelRecv),
+        1 => any::<usize>().prop_map(Op::TryRecvThenCancelSend),
         1 => Just(Op::Close),
     ]
 }
@@ -219,6 +227,13 @@ impl<C: Chan> Harness<C> {
     }
 
     fn step(&mut self, op: &Op) {
+        self.apply(op);
+        self.settle();
+        self.check();
+    }
+
+    /// Does `op`, re-polling nothing.
+    fn apply(&mut self, op: &Op) {
         match *op {
             Op::TrySend => {
                 let v = self.next;
@@ -288,6 +303,10 @@ impl<C: Chan> Harness<C> {
                     drop(self.recvs.remove(i));
                 }
             }
+            Op::TryRecvThenCancelSend(i) => {
+                self.apply(&Op::TryRecv);
+                self.apply(&Op::CancelSend(i));
+            }
             Op::Close => {
                 if !self.multi_recv && !self.recvs.is_empty() {
                     return;
@@ -296,8 +315,6 @@ impl<C: Chan> Harness<C> {
                 self.closed = true;
             }
         }
-        self.settle();
-        self.check();
     }
 
     /// Re-polls every pending future (senders first, then receivers, each
@@ -384,7 +401,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn mpmc_bounded_matches_model(cap in 1usize..=4, ops in proptest::collection::vec(op(), 1..80)) {
+    fn mpmc_bounded_matches_model(
+        cap in prop::sample::select(vec![1usize, 2, 4, 5, 1024]),
+        ops in proptest::collection::vec(op(), 1..80),
+    ) {
         let (tx, rx) = volt::channel::bounded(cap);
         let mut h = Harness::new(Mpmc(tx, rx), true);
         for op in &ops {

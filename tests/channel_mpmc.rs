@@ -43,9 +43,9 @@ fn fifo_per_channel() {
 
 /// 4 producers x 4 consumers, with random `send`/`recv` futures dropped
 /// after one poll: nothing lost, nothing duplicated. A dropped `recv` has
-/// taken nothing. A dropped `send` has sent nothing, except where a
-/// receiver may take the value from a waiting sender: rendezvous channels
-/// and capacities up to 4 (the `Sender::send` docs); there it may have.
+/// taken nothing. A dropped `send` has sent nothing, at every capacity but
+/// the rendezvous `bounded(0)`, where a receiver may have taken the value
+/// from the waiting sender (the `Sender::send` docs).
 #[test]
 fn no_value_lost_or_duplicated_under_cancellation() {
     const PER_PRODUCER: u64 = 5_000;
@@ -55,13 +55,14 @@ fn no_value_lost_or_duplicated_under_cancellation() {
         for cap in [
             Some(0),
             Some(1),
+            Some(2),
             Some(3),
             Some(4),
             Some(5),
             Some(1024),
             None,
         ] {
-            let dropped_send_may_deliver = matches!(cap, Some(0..=4));
+            let dropped_send_may_deliver = cap == Some(0);
             let (tx, rx) = match cap {
                 Some(c) => channel::bounded::<u64>(c),
                 None => channel::unbounded(),
@@ -458,23 +459,24 @@ fn dropping_a_waiting_stream_receiver_passes_the_wake_up_on() {
     assert_eq!(poll_once(b.as_mut(), &wb), Poll::Ready(Ok(1)));
 }
 
-// Capacities 1 to 4 hand values between waiting futures (the `channel`
-// module docs, "Small channels").
+// Capacities 1 to 4 hand values to waiting receivers and wake waiting
+// senders for freed slots (the `channel` module docs, "Cancellation").
 
 #[test]
 fn small_channel_gives_a_handed_value_back_in_front() {
-    let (tx, rx) = channel::bounded(1);
+    let (tx, rx) = channel::bounded(2);
     let (_f, waker) = flag();
     {
         let mut recv = std::pin::pin!(rx.recv());
         assert!(poll_once(recv.as_mut(), &waker).is_pending());
-        // Handed to the waiting `recv`, so the buffer still has room.
+        // Handed to the waiting `recv`: it still takes one of the slots.
         tx.try_send(1).unwrap();
         tx.try_send(2).unwrap();
         assert_eq!(tx.try_send(3), Err(TrySendError::Full(3)));
+        assert_eq!(rx.len(), 2);
         // Dropped before it returned 1: 1 goes back, ahead of 2.
     }
-    assert_eq!(rx.len(), 2, "one over capacity until it is received");
+    assert_eq!(rx.len(), 2, "never over capacity");
     assert_eq!(rx.try_recv(), Ok(1));
     assert_eq!(rx.try_recv(), Ok(2));
     assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
@@ -498,40 +500,54 @@ fn small_channel_hands_a_given_back_value_to_the_next_waiting_receiver() {
 }
 
 #[test]
-fn small_channel_receiver_moves_a_waiting_senders_value_in() {
+fn small_channel_wakes_the_waiting_sender_for_a_freed_slot() {
     let (tx, rx) = channel::bounded(1);
     let (f, waker) = flag();
+    let (g, waker2) = flag();
     tx.try_send(1).unwrap();
-    let mut send = Box::pin(tx.send(2));
-    assert!(poll_once(send.as_mut(), &waker).is_pending());
+    let mut first = Box::pin(tx.send(2));
+    let mut second = Box::pin(tx.send(3));
+    assert!(poll_once(first.as_mut(), &waker).is_pending());
+    assert!(poll_once(second.as_mut(), &waker2).is_pending());
     assert_eq!(rx.try_recv(), Ok(1));
-    // The freed slot took the waiting sender's value: its send is done.
-    assert_eq!(f.count(), 1);
-    assert!(rx.is_full());
-    assert_eq!(poll_once(send.as_mut(), &waker), Poll::Ready(Ok(())));
+    // The oldest waiting sender is woken; its value is still its own.
+    assert_eq!((f.count(), g.count()), (1, 0));
+    assert_eq!(rx.len(), 0);
+    // A sender that is not waiting may take the room first...
+    tx.try_send(9).unwrap();
+    // ... and the woken one waits again, still first in line.
+    assert!(poll_once(first.as_mut(), &waker).is_pending());
+    assert_eq!(rx.try_recv(), Ok(9));
+    assert_eq!((f.count(), g.count()), (2, 0));
+    assert_eq!(poll_once(first.as_mut(), &waker), Poll::Ready(Ok(())));
     assert_eq!(rx.try_recv(), Ok(2));
+    assert_eq!(g.count(), 1);
+    assert_eq!(poll_once(second.as_mut(), &waker2), Poll::Ready(Ok(())));
+    assert_eq!(rx.try_recv(), Ok(3));
 }
 
 #[test]
-fn dropped_send_in_a_small_channel_has_sent_only_if_its_value_was_taken() {
-    let (tx, rx) = channel::bounded(1);
-    let (_f, waker) = flag();
-    tx.try_send(1).unwrap();
-    {
-        let mut send = std::pin::pin!(tx.send(2));
-        assert!(poll_once(send.as_mut(), &waker).is_pending());
-        assert_eq!(rx.try_recv(), Ok(1));
-        // Dropped after a receiver took its value: sent.
+fn dropped_send_in_a_small_channel_has_not_sent() {
+    for cap in 1..=4 {
+        let (tx, rx) = channel::bounded(cap);
+        let (_f, waker) = flag();
+        for i in 0..cap {
+            tx.try_send(i).unwrap();
+        }
+        {
+            let mut send = std::pin::pin!(tx.send(100));
+            assert!(poll_once(send.as_mut(), &waker).is_pending());
+            // A receiver frees a slot and wakes the waiting send...
+            assert_eq!(rx.try_recv(), Ok(0));
+            // ... which is dropped before its next poll: not sent.
+        }
+        for i in 1..cap {
+            assert_eq!(rx.try_recv(), Ok(i));
+        }
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty), "cap {cap}");
+        tx.try_send(200).unwrap();
+        assert_eq!(rx.try_recv(), Ok(200));
     }
-    assert_eq!(rx.try_recv(), Ok(2));
-    tx.try_send(3).unwrap();
-    {
-        let mut send = std::pin::pin!(tx.send(4));
-        assert!(poll_once(send.as_mut(), &waker).is_pending());
-        // Dropped while waiting: not sent.
-    }
-    assert_eq!(rx.try_recv(), Ok(3));
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
 }
 
 #[test]

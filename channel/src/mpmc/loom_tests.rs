@@ -180,8 +180,8 @@ fn two_receivers_free_a_block_together() {
     });
 }
 
-// The small, locked path (capacities 1 to `SMALL_MAX_CAP`): values handed
-// between waiting futures, and handed back.
+// The small flavor (capacities 1 to `SMALL_MAX_CAP`): values handed to
+// waiting receivers and handed back, slots granted to waiting senders.
 
 /// Polls `f` once with a no-op waker.
 fn poll_once<F: Future>(f: std::pin::Pin<&mut F>) -> Poll<F::Output> {
@@ -217,11 +217,11 @@ fn small_handoff_races_a_dropped_recv() {
     });
 }
 
-/// A receiver makes room while a waiting send is dropped: the value was
-/// moved in (sent) or stays with the dropped future (not sent); a send
-/// that completed was always received.
+/// A receiver makes room while a send is polled once and dropped: a send
+/// that completed was received; one that did not has not sent, whether or
+/// not it was woken for the room (receivers never take a sender's value).
 #[test]
-fn small_pull_races_a_dropped_send() {
+fn small_wake_races_a_dropped_send() {
     loom::model(|| {
         let (tx, rx) = bounded::<u32>(1);
         tx.try_send(1).unwrap();
@@ -233,12 +233,56 @@ fn small_pull_races_a_dropped_send() {
         assert_eq!(rx.try_recv(), Ok(1));
         let completed = t.join().unwrap();
         match rx.try_recv() {
-            Ok(v) => assert_eq!(v, 2),
+            Ok(v) => {
+                assert_eq!(v, 2);
+                assert!(completed, "a dropped send delivered its value");
+            }
             Err(e) => {
                 assert!(!completed, "a completed send was lost");
                 assert_eq!(e, TryRecvError::Empty);
             }
         }
+        // The room is there for the next send.
+        assert_eq!(tx.try_send(3), Ok(()));
+    });
+}
+
+/// A sender woken for room is dropped before it polls: the wake-up passes
+/// to the sender waiting behind it (else that sender would sleep forever).
+#[test]
+fn small_dropped_wake_passes_to_the_next_sender() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        tx.try_send(1).unwrap();
+        let mut first = Box::pin(tx.send(2));
+        assert!(poll_once(first.as_mut()).is_pending());
+        let tx2 = tx.clone();
+        let second = thread::spawn(move || block_on(tx2.send(3)));
+        let taker = thread::spawn(move || {
+            assert_eq!(rx.try_recv(), Ok(1));
+            rx
+        });
+        let rx = taker.join().unwrap();
+        drop(first);
+        second.join().unwrap().unwrap();
+        assert_eq!(rx.try_recv(), Ok(3));
+    });
+}
+
+/// A value handed to a receiver holds the only slot until the receiver
+/// returns it; returning it wakes the waiting sender.
+#[test]
+fn small_returned_slot_wakes_the_waiting_sender() {
+    loom::model(|| {
+        let (tx, rx) = bounded::<u32>(1);
+        let t = thread::spawn(move || {
+            let a = block_on(rx.recv()).unwrap();
+            let b = block_on(rx.recv()).unwrap();
+            (a, b)
+        });
+        block_on(tx.send(1)).unwrap();
+        block_on(tx.send(2)).unwrap();
+        assert_eq!(t.join().unwrap(), (1, 2));
     });
 }
 

@@ -27,32 +27,29 @@
 //!
 //! # How it works
 //!
-//! The data path is lock-free: a ring of slots with per-slot sequence
-//! numbers for bounded channels (`ring`), a linked list of blocks that are
-//! freed as soon as they are drained for unbounded ones (`list`), so a
-//! burst does not pin its memory. Tasks that must wait register in a fast
+//! A channel is one of four flavors, picked by its capacity (`chan.rs`):
+//! a lock-free ring of slots with per-slot sequence numbers for bounded
+//! channels (`bounded`, over `ring`), a linked list of blocks that are
+//! freed as soon as they are drained for unbounded ones (`unbounded`, over
+//! `list`), so a burst does not pin its memory, a one-slot ring whose
+//! senders wait for their value to be taken for `bounded(0)` (`zero`),
+//! and, for capacities 1 to 4, values and waiters under one short lock
+//! (`small`), where a send hands its value straight to a waiting receive.
+//! In the lock-free flavors, tasks that must wait register in a fast
 //! waiter slot or an intrusive list (`waiters`), advertised by flags that
-//! the data path checks after a `SeqCst` fence: a send or receive that
+//! the data path checks after a `SeqCst` claim: a send or receive that
 //! nobody waits for takes no lock. See each module's documentation for its
 //! protocol.
 //!
-//! # Small channels
+//! # Cancellation
 //!
-//! A channel of capacity 1 to 4 is full or empty at nearly every
-//! operation, so nearly every send or receive meets a waiter of the other
-//! side. These keep their values and both waiter lists under one short
-//! lock instead (`small`), and each side finishes the other's operation: a
-//! send hands its value straight to a waiting receive, and a receive that
-//! frees a slot moves a waiting sender's value in. A task so drains every
-//! waiter of the other side in one poll (on 2 cores, 4 producers and 4
-//! consumers on `bounded(1)`: 1.2x kanal's throughput, 1.7x the ring's).
-//! Two things differ from larger channels:
-//!
-//! * a [`send`](Sender::send) dropped while waiting may already have sent
-//!   its value (as for `bounded(0)`);
-//! * a [`recv`](Receiver::recv) dropped after a value was handed to it gives
-//!   the value back, in front of the others, so [`len`](Receiver::len) can
-//!   exceed the capacity until it is received.
+//! A [`send`](Sender::send) dropped before it completed has not sent, at
+//! every capacity of 1 or more (tokio's `mpsc` promise): a sender's value
+//! only ever moves in its own poll. A [`recv`](Receiver::recv) dropped
+//! before it completed has taken nothing: a value handed to it goes back,
+//! in front of the others. [`len`](Receiver::len) never exceeds the
+//! capacity. Only `bounded(0)` differs: there a waiting `send` whose value
+//! a receiver has already claimed has sent it.
 //!
 //! # Closing
 //!
@@ -63,6 +60,7 @@
 //! with the channel's last handle.
 
 mod backoff;
+mod bounded;
 mod chan;
 mod errors;
 mod futures;
@@ -71,7 +69,10 @@ pub(crate) mod ring;
 mod small;
 #[cfg(feature = "futures-core")]
 mod stream;
+mod unbounded;
+mod wait;
 pub(crate) mod waiters;
+mod zero;
 
 #[cfg(all(test, loom))]
 mod loom_tests;
@@ -85,7 +86,6 @@ use crate::bridge;
 use crate::bridge::loom::sync::Arc;
 use crate::bridge::loom::sync::atomic::Ordering::*;
 use chan::Chan;
-use ring::{PopError, PushError};
 
 use std::fmt;
 
@@ -93,9 +93,7 @@ use std::fmt;
 ///
 /// With `cap == 0` the channel is a *rendezvous* channel: [`Sender::send`]
 /// completes only once a receiver has taken the value, and
-/// [`Sender::try_send`] succeeds only while a receiver is waiting. Channels
-/// of capacity 1 to 4 hand values between waiting tasks (the module docs,
-/// "Small channels").
+/// [`Sender::try_send`] succeeds only while a receiver is waiting.
 ///
 /// # Examples
 ///
@@ -151,7 +149,7 @@ pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
     /// Where `poll_next` waits (see the `stream` module).
     #[cfg(feature = "futures-core")]
-    stream: Option<stream::StreamWaiter<T>>,
+    stream: stream::StreamOp<T>,
 }
 
 impl<T> Sender<T> {
@@ -163,14 +161,13 @@ impl<T> Sender<T> {
     /// # Cancel safety
     ///
     /// If the future is dropped before it completes, the value was not
-    /// sent (it is dropped with the future). Waiting senders are served in
-    /// the order they started waiting; a dropped one loses its place.
+    /// sent (it is dropped with the future), at every capacity of 1 or
+    /// more. Waiting senders are served in the order they started waiting;
+    /// a dropped one loses its place.
     ///
-    /// The exception is a channel where a receiver takes the value from a
-    /// waiting sender: rendezvous channels (`bounded(0)`) and channels of
-    /// capacity 1 to 4 (the module docs, "Small channels"). There a `send`
-    /// dropped while waiting either still holds its value (not sent) or
-    /// finds it already taken into the channel (sent).
+    /// The exception is the rendezvous channel (`bounded(0)`): there a
+    /// `send` dropped while waiting for a receiver either still holds its
+    /// value (not sent) or finds it already taken by a receiver (sent).
     ///
     /// # Examples
     ///
@@ -200,14 +197,7 @@ impl<T> Sender<T> {
     /// assert_eq!(tx.try_send(3), Err(TrySendError::Closed(3)));
     /// ```
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        if self.chan.rendezvous && !self.chan.is_closed() && !self.chan.has_waiting_receiver() {
-            return Err(TrySendError::Full(value));
-        }
-        match self.chan.push(value) {
-            Ok(_) => Ok(()),
-            Err((v, PushError::Full)) => Err(TrySendError::Full(v)),
-            Err((v, PushError::Closed)) => Err(TrySendError::Closed(v)),
-        }
+        self.chan.try_send(value)
     }
 
     /// Sends `value`, blocking the thread while the channel is full.
@@ -241,9 +231,7 @@ impl<T> Sender<T> {
         self.chan.is_closed()
     }
 
-    /// Number of values in the channel (in a channel of capacity 1 to 4,
-    /// one over the capacity for a while after a dropped `recv` gave a
-    /// value back: the module docs, "Small channels").
+    /// Number of values in the channel (never more than the capacity).
     pub fn len(&self) -> usize {
         self.chan.len()
     }
@@ -284,7 +272,7 @@ impl<T> Receiver<T> {
         Receiver {
             chan,
             #[cfg(feature = "futures-core")]
-            stream: None,
+            stream: stream::StreamOp::new(),
         }
     }
 
@@ -330,11 +318,7 @@ impl<T> Receiver<T> {
     /// assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
     /// ```
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
-        match self.chan.pop() {
-            Ok(v) => Ok(v),
-            Err(PopError::Empty) => Err(TryRecvError::Empty),
-            Err(PopError::Closed) => Err(TryRecvError::Closed),
-        }
+        self.chan.try_recv()
     }
 
     /// Receives a value, blocking the thread while the channel is empty.
@@ -366,9 +350,7 @@ impl<T> Receiver<T> {
         self.chan.is_closed()
     }
 
-    /// Number of values in the channel (in a channel of capacity 1 to 4,
-    /// one over the capacity for a while after a dropped `recv` gave a
-    /// value back: the module docs, "Small channels").
+    /// Number of values in the channel (never more than the capacity).
     pub fn len(&self) -> usize {
         self.chan.len()
     }
@@ -435,8 +417,9 @@ impl<T> Drop for Sender<T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         #[cfg(feature = "futures-core")]
-        if let Some(mut waiter) = self.stream.take() {
-            waiter.leave(self);
+        {
+            let mut stream = std::mem::replace(&mut self.stream, stream::StreamOp::new());
+            stream.leave(self);
         }
         // AcqRel: as for `Sender`.
         if self.chan.receivers.fetch_sub(1, AcqRel) == 1 {

@@ -1,38 +1,48 @@
 //! `Receiver` as a `futures_core::Stream` (feature `futures-core`).
 //!
-//! `poll_next` has no future of its own to keep a waiter node in, so the
+//! `poll_next` has no future of its own to keep a waiting op in, so the
 //! receiver keeps one: boxed (a waiting node must not move, and the
-//! receiver itself may), allocated on the first `poll_next` that has to
-//! wait and reused after that. Only this receiver handle uses it; clones
-//! start without one. Dropping the receiver leaves the queue (passing on a
-//! wake-up it had not used, or giving back a value a small channel handed
-//! it), like dropping a `Recv` future.
+//! receiver itself may), allocated on the first `poll_next` and reused
+//! after that. Only this receiver handle uses it; clones start without
+//! one. Dropping the receiver undoes the op like dropping a `Recv` future
+//! (passing on a wake-up it had not used, or giving back a value a small
+//! channel handed it).
+//!
+//! The op is reached only through `&mut Receiver` (`poll_next`, `drop`),
+//! never through `&Receiver`: [`StreamOp`] says so to the compiler, which
+//! keeps `Receiver` `Sync`.
 
 use super::Receiver;
-use super::chan::Queue;
-use super::futures::{cancel_recv, poll_wait};
-use super::ring::PopError;
-use super::waiters::{Place, RecvWaiter, Waiter};
+use super::chan::RecvOp;
 use crate::bridge;
 
 use futures_core::Stream;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-/// The waiter a `Receiver` uses as a stream.
-pub(super) struct StreamWaiter<T> {
-    place: Place,
-    /// The node, and (small channels) where a sender hands us a value.
-    waiter: Pin<Box<RecvWaiter<T>>>,
+/// The op a `Receiver` polls as a stream (module docs).
+pub(super) struct StreamOp<T> {
+    op: Option<Pin<Box<RecvOp<T>>>>,
 }
 
-impl<T> StreamWaiter<T> {
-    /// Leaves the receive queue, if in it.
+// SAFETY: the op is only reached through `&mut StreamOp` (`op_mut`,
+// `Drop`): a shared reference gives access to nothing, so sharing one
+// between threads is sound whatever the op holds. Sending it needs its
+// value type to be `Send`, which `RecvOp<T>`'s own `Send` checks.
+unsafe impl<T> Sync for StreamOp<T> {}
+
+impl<T> StreamOp<T> {
+    pub(super) fn new() -> Self {
+        StreamOp { op: None }
+    }
+
+    /// Leaves the receive queue, if in it (the receiver is dropped).
     pub(super) fn leave(&mut self, rx: &Receiver<T>) {
-        if self.place != Place::None {
-            cancel_recv(&rx.chan, self.place, self.waiter.as_ref());
+        if let Some(op) = &mut self.op {
+            if !op.is_idle() {
+                rx.chan.cancel_recv(op.as_mut());
+            }
         }
-        self.place = Place::None;
     }
 }
 
@@ -44,31 +54,11 @@ impl<T> Stream for Receiver<T> {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let coop = ready!(bridge::poll_proceed(cx));
         let this = self.get_mut();
-        let waiter = this.stream.get_or_insert_with(|| StreamWaiter {
-            place: Place::None,
-            waiter: Box::pin(Waiter::new(std::mem::MaybeUninit::uninit())),
-        });
-        let chan = &*this.chan;
-        if let Queue::Small(small) = &chan.queue {
-            let res = small
-                .poll_recv(&mut waiter.place, waiter.waiter.as_ref(), cx)
-                .map(Result::ok);
-            if res.is_ready() {
-                coop.made_progress();
-            }
-            return res;
-        }
-        let res = poll_wait(
-            &chan.recv_waiters,
-            &mut waiter.place,
-            waiter.waiter.as_ref().node(),
-            cx,
-            || match chan.pop_waiting() {
-                Ok(v) => Some(Some(v)),
-                Err(PopError::Closed) => Some(None),
-                Err(PopError::Empty) => None,
-            },
-        );
+        let op = this
+            .stream
+            .op
+            .get_or_insert_with(|| Box::pin(RecvOp::new()));
+        let res = this.chan.poll_recv(op.as_mut(), cx).map(Result::ok);
         if res.is_ready() {
             coop.made_progress();
         }

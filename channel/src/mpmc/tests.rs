@@ -167,9 +167,9 @@ fn threads_move_every_value_exactly_once() {
                 for i in 0..N {
                     let mut v = p * N + i;
                     loop {
-                        match q.push(v) {
+                        match q.try_send(v) {
                             Ok(_) => break,
-                            Err((back, _)) => {
+                            Err(TrySendError::Full(back) | TrySendError::Closed(back)) => {
                                 v = back;
                                 std::thread::yield_now();
                             }
@@ -183,7 +183,7 @@ fn threads_move_every_value_exactly_once() {
             let (q, sum, got) = (q.clone(), sum.clone(), got.clone());
             threads.push(std::thread::spawn(move || {
                 while got.load(SeqCst) < 2 * N {
-                    match q.pop() {
+                    match q.try_recv() {
                         Ok(v) => {
                             sum.fetch_add(v, SeqCst);
                             got.fetch_add(1, SeqCst);
@@ -312,9 +312,10 @@ fn slot_waiter_replaces_its_waker_and_leaves_cleanly() {
     assert_eq!(StdArc::strong_count(&second_count), 1);
 }
 
-/// The small path's hand-off, pull, give-back and close on one thread, with
-/// values that own heap memory: Miri runs this (the list stores pointers to
-/// whole waiters and reaches their value cells through them).
+/// The small flavor's hand-off, give-back, sender wake-ups and close on one
+/// thread, with values that own heap memory: Miri runs this (the list
+/// stores pointers to whole waiters and reaches their value cells through
+/// them).
 #[test]
 fn small_path_moves_values_between_waiters() {
     use std::task::{Context, Poll, Waker};
@@ -330,24 +331,41 @@ fn small_path_moves_values_between_waiters() {
         Poll::Ready(Ok("a".to_string()))
     );
 
-    // A handed value comes back in front when its receiver is dropped.
+    // A handed value holds its slot until returned, and comes back in
+    // front when its receiver is dropped.
     let mut recv = Box::pin(rx.recv());
     assert!(recv.as_mut().poll(&mut cx).is_pending());
     tx.try_send("b".to_string()).unwrap();
-    tx.try_send("c".to_string()).unwrap();
+    assert_eq!(rx.len(), 1);
+    assert!(tx.try_send("c".to_string()).unwrap_err().is_full());
     drop(recv);
+    assert_eq!(rx.len(), 1);
     assert_eq!(rx.try_recv().as_deref(), Ok("b"));
 
-    // A receive pulls a waiting sender's value in; a dropped waiting
-    // sender keeps (and drops) its own.
+    // A receive wakes the waiting sender for the slot it frees, which
+    // sends in its own poll; a waiting sender dropped keeps (and drops)
+    // its value.
+    tx.try_send("c".to_string()).unwrap();
     let mut send = Box::pin(tx.send("d".to_string()));
     assert!(send.as_mut().poll(&mut cx).is_pending());
     assert_eq!(rx.try_recv().as_deref(), Ok("c"));
+    assert_eq!(rx.len(), 0);
     assert_eq!(send.as_mut().poll(&mut cx), Poll::Ready(Ok(())));
     let mut send = Box::pin(tx.send("e".to_string()));
     assert!(send.as_mut().poll(&mut cx).is_pending());
     drop(send);
     assert_eq!(rx.try_recv().as_deref(), Ok("d"));
+
+    // A woken sender that is dropped passes the wake-up on.
+    tx.try_send("x".to_string()).unwrap();
+    let mut first = Box::pin(tx.send("e1".to_string()));
+    let mut second = Box::pin(tx.send("e2".to_string()));
+    assert!(first.as_mut().poll(&mut cx).is_pending());
+    assert!(second.as_mut().poll(&mut cx).is_pending());
+    assert_eq!(rx.try_recv().as_deref(), Ok("x"));
+    drop(first);
+    assert_eq!(second.as_mut().poll(&mut cx), Poll::Ready(Ok(())));
+    assert_eq!(rx.try_recv().as_deref(), Ok("e2"));
 
     // Close wakes a waiting receiver with the error, and a waiting sender
     // gets its value back.

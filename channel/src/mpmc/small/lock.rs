@@ -1,27 +1,15 @@
 //! The small-capacity path's lock: spin, then yield.
 //!
 //! Every operation on a small channel takes this lock for a few dozen
-//! instructions (a `VecDeque` push or pop, a list unlink, a value moved).
-//! With that little inside, a waiter that spins gets the lock within a few
-//! hundred nanoseconds, while parking in the kernel, as `std::sync::Mutex`
-//! does after its own short spin, costs microseconds on both sides. On the
-//! 2-core VM the prototype of this path moved 20,000 messages through a
-//! `bounded(1)` channel (4 producers, 4 consumers) in 1.9-6.4 ms with
-//! `std::sync::Mutex` and 1.1-1.2 ms with this lock (kanal, whose own lock
-//! works the same way: 1.4-1.5 ms).
-//!
-//! A waiter pauses 64 to 191 times (a different count each round, so two
-//! waiters do not retry in step), then tries the lock 8 times back to back,
-//! doubling the tries each round; after 16 rounds it also yields its thread,
-//! so a holder that was preempted gets the CPU back. This is kanal's
-//! schedule. Waiting by looking (test and test-and-set) and yielding the
-//! thread early, as this lock first did, let the second worker of a 2-core
-//! runtime take the channel's tasks over and contend for the lock on every
-//! operation: 62% of acquisitions contended, work stolen 0.1 times per
-//! message, 3.7-9.4 ms for the run above against 1.2 ms now. Nothing is
-//! ever held across an `await` or a waker call. Under loom this
-//! is loom's `Mutex`, so the models explore every interleaving of the
-//! critical sections.
+//! instructions, so a waiter that spins gets it long before parking in
+//! the kernel would pay off. A waiter pauses 64 to 191 times (a different
+//! count each round, so two waiters do not retry in step), then tries the
+//! lock 8 times back to back, doubling the tries each round; after 16
+//! rounds it also yields its thread, so a preempted holder gets the CPU
+//! back (kanal's schedule; `benches/NOTES.md`, "Channel: the small
+//! flavor's lock", has why). Nothing is ever held across an `await` or a
+//! waker call. Under loom this is loom's `Mutex`, so the models explore
+//! every interleaving of the critical sections.
 
 #[cfg(not(loom))]
 pub(crate) use spin::SpinLock;

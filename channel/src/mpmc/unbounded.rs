@@ -1,0 +1,133 @@
+//! The unbounded flavor: the lock-free [`List`] of blocks, and the
+//! receivers' wait queue. Senders never wait.
+//!
+//! Every push claims its position with a `SeqCst` CAS, then looks for a
+//! waiting receiver: the notifier half of the Dekker protocol in `waiters`.
+//! Receivers wait as `wait` describes; their fast path is one attempt at
+//! the list, inlined, as in the bounded flavor.
+
+use super::chan::{Flavor, RecvOp, SendOp};
+use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
+use super::list::List;
+use super::ring::PopError;
+use super::wait::{leave_passing_on, poll_wait};
+use super::waiters::{Place, WaitQueue, claimed};
+use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub(crate) struct Unbounded<T> {
+    list: List<T>,
+    recv_waiters: WaitQueue,
+}
+
+impl<T> Unbounded<T> {
+    pub(crate) fn new() -> Self {
+        Unbounded {
+            list: List::new(),
+            recv_waiters: WaitQueue::new(),
+        }
+    }
+
+    /// Pushes and wakes a receiver; gives the value back if closed.
+    #[inline(always)]
+    fn push(&self, value: T) -> Result<(), T> {
+        self.list.push(value)?;
+        // Dekker: position claimed (SeqCst CAS); look for receivers.
+        claimed();
+        self.recv_waiters.notify_one();
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn poll_recv_slow(
+        &self,
+        op: Pin<&mut RecvOp<T>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<T, RecvError>> {
+        let this = op.project();
+        let node = this.waiter.as_ref().node();
+        poll_wait(&self.recv_waiters, this.place, node, cx, || {
+            match self.list.pop() {
+                Ok(value) => Some(Ok(value)),
+                Err(PopError::Closed) => Some(Err(RecvError)),
+                Err(PopError::Empty) => None,
+            }
+        })
+    }
+}
+
+impl<T> Flavor<T> for Unbounded<T> {
+    fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        self.push(value).map_err(TrySendError::Closed)
+    }
+
+    fn try_recv(&self) -> Result<T, TryRecvError> {
+        self.list.pop().map_err(|e| match e {
+            PopError::Empty => TryRecvError::Empty,
+            PopError::Closed => TryRecvError::Closed,
+        })
+    }
+
+    #[inline(always)]
+    fn poll_send(
+        &self,
+        op: Pin<&mut SendOp<T>>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Result<(), SendError<T>>> {
+        let this = op.project();
+        let cell = this.waiter.as_ref().get_ref().value();
+        // SAFETY: a send here never waits: the value is ours alone.
+        let value = cell.with_mut(|v| unsafe { (*v).take() });
+        let value = value.expect("`Send` polled after completion");
+        Poll::Ready(self.push(value).map_err(SendError))
+    }
+
+    #[inline(always)]
+    fn poll_recv(
+        &self,
+        op: Pin<&mut RecvOp<T>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<T, RecvError>> {
+        // Fast path: not waiting, and a value is there for the taking.
+        if op.place == Place::None {
+            if let Ok(value) = self.list.pop() {
+                return Poll::Ready(Ok(value));
+            }
+        }
+        self.poll_recv_slow(op, cx)
+    }
+
+    fn cancel_send(&self, _op: Pin<&mut SendOp<T>>) {
+        // A send never waits here: nothing to undo.
+    }
+
+    fn cancel_recv(&self, op: Pin<&mut RecvOp<T>>) {
+        let this = op.project();
+        leave_passing_on(&self.recv_waiters, *this.place, this.waiter.as_ref().node());
+        *this.place = Place::None;
+    }
+
+    fn close(&self) -> bool {
+        let closed = self.list.close();
+        if closed {
+            // Dekker, as in the bounded flavor's close.
+            fence(SeqCst);
+            self.recv_waiters.notify_all();
+        }
+        closed
+    }
+
+    fn is_closed(&self) -> bool {
+        self.list.is_closed()
+    }
+
+    fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    fn capacity(&self) -> Option<usize> {
+        None
+    }
+}

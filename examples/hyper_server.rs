@@ -28,6 +28,9 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use volt::net::TcpListener;
 
+#[path = "support/mod.rs"]
+mod support;
+
 /// A volt I/O object seen through hyper's `rt::Read`/`rt::Write`.
 #[derive(Debug)]
 pub struct VoltIo<T>(T);
@@ -130,61 +133,27 @@ async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible
 }
 
 fn main() -> std::io::Result<()> {
-    // Usage: hyper_server [ADDR] [--seconds N]
-    let (addr, limit) = args("127.0.0.1:3000");
+    let args = support::args("hyper_server", "127.0.0.1:3000");
     let rt = volt::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async {
-        let listener = TcpListener::bind(&addr).await?;
+        let listener = TcpListener::bind(&args.addr).await?;
         println!(
             "hyper_server listening on http://{}",
             listener.local_addr()?
         );
-        // Serve until Ctrl-C, or for a bounded time.
-        volt::select! {
-            res = serve(listener) => res,
-            _ = volt::signal::ctrl_c() => Ok(()),
-            _ = volt::time::sleep(limit) => {
-                println!("served for {limit:?}; exiting (--seconds N to change)");
-                Ok(())
-            }
-        }
+        support::run_until_ctrl_c(serve(listener), args.seconds).await
     })
-}
-
-/// `[ADDR] [--seconds N]` from the command line (defaults: `default`,
-/// 600 s).
-fn args(default: &str) -> (String, std::time::Duration) {
-    let mut addr = default.to_string();
-    let mut secs = 600;
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--seconds" => {
-                secs = it
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .expect("--seconds takes a whole number")
-            }
-            _ => addr = arg,
-        }
-    }
-    (addr, std::time::Duration::from_secs(secs))
 }
 
 /// Accepts connections forever; hyper drives each on its own task.
 pub async fn serve(listener: TcpListener) -> std::io::Result<()> {
     loop {
-        let (stream, _) = match listener.accept().await {
-            Ok(conn) => conn,
-            Err(e) => {
-                eprintln!("accept error: {e}");
-                volt::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-        };
-        stream.set_nodelay(true)?;
+        let stream = support::accept(&listener).await;
+        // Best effort: it fails on a socket the peer already reset (BSD
+        // and macOS report that here), which is no reason to stop serving.
+        let _ = stream.set_nodelay(true);
         volt::spawn(async move {
             let conn = http1::Builder::new()
                 .timer(VoltTimer)

@@ -8,10 +8,12 @@
 #                                   # client that stops reading, during load
 #   bash scripts/load.sh --soak 10  # only a soak test: http_hello under
 #                                   # wrk and mini_redis under
-#                                   # redis-benchmark for 10 minutes; req/s,
-#                                   # p99 and RSS of both sampled every
-#                                   # 2-3 s (target/soak.tsv), summary at
-#                                   # the end (scripts/soak_summary.py)
+#                                   # redis-benchmark for 10 minutes, with
+#                                   # hostile clients beside them all along
+#                                   # (scripts/attackers.py); req/s, p99
+#                                   # and RSS of both sampled every 2-3 s
+#                                   # (target/soak.tsv), summary at the end
+#                                   # (scripts/soak_summary.py)
 #
 # The tokio twin of each example is the example itself with `volt`
 # replaced by `tokio` (sed), built in target/tokio-twins against the same
@@ -44,33 +46,13 @@ done
 echo "== building (release)"
 cargo build -q --release --example http_hello --example mini_redis --example hyper_server
 
+# The tokio twins: examples/ with `volt` replaced by `tokio`
+# (scripts/service_bench.py builds them).
+python3 -c 'import sys; sys.path.insert(0, "scripts"); import service_bench; service_bench.build_tokio_twins()' >/dev/null
 TWINS=target/tokio-twins
-mkdir -p "$TWINS/src/bin"
-cat > "$TWINS/Cargo.toml" <<'TOML'
-[package]
-name = "tokio-twins"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-tokio = { version = "1.54", features = ["full"] }
-hyper = { version = "1", features = ["server", "http1"] }
-http-body-util = "0.1"
-
-[profile.release]
-debug = false
-TOML
-cp Cargo.lock "$TWINS/Cargo.lock"
-for ex in http_hello mini_redis hyper_server; do
-  sed 's/volt/tokio/g' "examples/$ex.rs" > "$TWINS/src/bin/$ex.rs"
-done
-(cd "$TWINS" && cargo build -q --release)
 
 VOLT_BIN=target/release/examples
-TOKIO_BIN=$TWINS/target/release
+TOKIO_BIN=$TWINS/target/release/examples
 
 if [ "$SOAK" != 0 ]; then
   # Both servers run for the whole soak; each sample is a one-second wrk
@@ -83,8 +65,12 @@ if [ "$SOAK" != 0 ]; then
   hpid=$!
   "$VOLT_BIN/mini_redis" 127.0.0.1:16383 --seconds $secs >/dev/null &
   rpid=$!
-  trap 'kill $hpid $rpid 2>/dev/null || true' EXIT
   sleep 1
+  # Hostile clients all along (scripts/attackers.py): idle connections,
+  # oversized and malformed requests, replies never read.
+  python3 scripts/attackers.py 18083 16383 2>/dev/null &
+  apid=$!
+  trap 'kill $hpid $rpid $apid 2>/dev/null || true' EXIT
   LOG=target/soak.tsv
   echo "sample  http_rps  http_p99  http_rss_kB  redis_rps  redis_p99_ms  redis_rss_kB  errors" | tee "$LOG"
   end=$(( $(date +%s) + SOAK * 60 ))

@@ -22,7 +22,7 @@ What runs (every server with its default worker count, one per core):
 The volt side of the ecosystem apps is `ecosystem/` as it is (through
 `compat/tokio`); the tokio side is the same workspace without the patch.
 The volt side of an example is the example; the tokio side is its source
-with `volt` replaced by `tokio` (`target/tokio-twins`, as
+with `volt` replaced by `tokio` (`target/tokio-twins`, also used by
 `scripts/load.sh`). Each round runs every row on both, the order of the
 two flipped every round. The result is written to
 `target/service-bench.json`, which `scripts/bench_report.py` puts in
@@ -51,6 +51,7 @@ ROOT = ecosystem.ROOT
 TARGET = ecosystem.TARGET
 OUT = os.path.join(TARGET, "service-bench.json")
 EXAMPLES = ["http_hello", "mini_redis", "echo"]
+TWIN_EXAMPLES = EXAMPLES + ["hyper_server"]
 
 
 def build():
@@ -62,18 +63,7 @@ def build():
     ecosystem.cargo(["build", "--release", bins], ecosystem.tokio_twin(), tokio_t, quiet=True)
     ecosystem.cargo(["build", "--release", *[a for e in EXAMPLES for a in ("--example", e)]],
                     ROOT, TARGET, quiet=True)
-    twins = os.path.join(TARGET, "tokio-twins")
-    os.makedirs(os.path.join(twins, "src", "bin"), exist_ok=True)
-    open(os.path.join(twins, "Cargo.toml"), "w").write(
-        '[package]\nname = "tokio-twins"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n'
-        '[workspace]\n[dependencies]\ntokio = { version = "1.54", features = ["full"] }\n'
-        'hyper = { version = "1", features = ["server", "http1"] }\nhttp-body-util = "0.1"\n'
-        '[profile.release]\ndebug = false\n')
-    shutil.copy(os.path.join(ROOT, "Cargo.lock"), os.path.join(twins, "Cargo.lock"))
-    for ex in EXAMPLES:
-        src = open(os.path.join(ROOT, "examples", ex + ".rs")).read()
-        open(os.path.join(twins, "src", "bin", ex + ".rs"), "w").write(src.replace("volt", "tokio"))
-    ecosystem.cargo(["build", "--release"], twins, os.path.join(twins, "target"), quiet=True)
+    twins = build_tokio_twins()
     rel = lambda t, n: os.path.join(t, "release", n)  # noqa: E731
     return {
         "volt": {"service": rel(volt_t, "eco-service"), "grpc": rel(volt_t, "eco-grpc"),
@@ -81,8 +71,35 @@ def build():
                  **{e: os.path.join(TARGET, "release", "examples", e) for e in EXAMPLES}},
         "tokio": {"service": rel(tokio_t, "eco-service"), "grpc": rel(tokio_t, "eco-grpc"),
                   "load": rel(tokio_t, "load"), "echo_load": rel(tokio_t, "echo_load"),
-                  **{e: os.path.join(twins, "target", "release", e) for e in EXAMPLES}},
+                  **{e: os.path.join(twins, "target", "release", "examples", e) for e in EXAMPLES}},
     }
+
+
+def build_tokio_twins():
+    """The examples on tokio: `examples/` copied with `volt` replaced by
+    `tokio` (the migration, in reverse) into `target/tokio-twins`, built
+    against the same Cargo.lock. Returns the twins' crate directory."""
+    twins = os.path.join(TARGET, "tokio-twins")
+    shutil.rmtree(os.path.join(twins, "examples"), ignore_errors=True)
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "examples")):
+        rel = os.path.relpath(dirpath, ROOT)
+        os.makedirs(os.path.join(twins, rel), exist_ok=True)
+        for f in files:
+            src = open(os.path.join(dirpath, f)).read()
+            open(os.path.join(twins, rel, f), "w").write(src.replace("volt", "tokio"))
+    os.makedirs(os.path.join(twins, "src"), exist_ok=True)
+    open(os.path.join(twins, "src", "lib.rs"), "w").write("")
+    open(os.path.join(twins, "Cargo.toml"), "w").write(
+        '[package]\nname = "tokio-twins"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n'
+        '[workspace]\n[dependencies]\ntokio = { version = "1.54", features = ["full"] }\n'
+        'hyper = { version = "1", features = ["server", "http1"] }\nhttp-body-util = "0.1"\n'
+        'bytes = "1"\n[profile.release]\ndebug = false\n')
+    shutil.copy(os.path.join(ROOT, "Cargo.lock"), os.path.join(twins, "Cargo.lock"))
+    # The servers only: `demo` prints volt-only (tokio_unstable) metrics.
+    servers = [a for e in TWIN_EXAMPLES for a in ("--example", e)]
+    ecosystem.cargo(["build", "--release", *servers], twins, os.path.join(twins, "target"),
+                    quiet=True)
+    return twins
 
 
 def wait_port(port, proc):

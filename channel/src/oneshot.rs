@@ -77,6 +77,7 @@
 use crate::bridge;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
+use volt_sync::trace;
 
 use std::fmt;
 use std::future::{Future, poll_fn};
@@ -145,6 +146,9 @@ struct Inner<T> {
     rx_waker: UnsafeCell<Option<Waker>>,
     /// Guarded by `TX_WAITING` (module docs).
     tx_waker: UnsafeCell<Option<Waker>>,
+    /// tokio-console's view of the channel (feature `tracing`; zero-sized
+    /// without).
+    resource: trace::Resource,
     /// Loom reports a block that no side freed.
     #[cfg(loom)]
     _leak_check: UnsafeCell<Option<loom::alloc::Track<()>>>,
@@ -362,8 +366,19 @@ unsafe fn wake_cell(cell: &UnsafeCell<Option<Waker>>) {
 /// tx.send("done").unwrap();
 /// assert_eq!(rx.try_recv(), Ok("done"));
 /// ```
+#[track_caller]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let resource = trace::Resource::new("Sender|Receiver", "Sync");
+    trace::state!(
+        resource,
+        tx_dropped = false,
+        rx_dropped = false,
+        value_sent = false,
+        value_received = false
+    );
+    let op = resource.async_op("Receiver::await");
     let inner = Box::new(Inner {
+        resource,
         state: AtomicUsize::new(0),
         value: UnsafeCell::new(None),
         rx_waker: UnsafeCell::new(None),
@@ -374,7 +389,13 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         freed: std::sync::atomic::AtomicBool::new(false),
     });
     let ptr = NonNull::from(Box::leak(inner));
-    (Sender { inner: Some(ptr) }, Receiver { inner: Some(ptr) })
+    (
+        Sender { inner: Some(ptr) },
+        Receiver {
+            inner: Some(ptr),
+            op,
+        },
+    )
 }
 
 /// Sends a value to the associated [`Receiver`].
@@ -394,6 +415,9 @@ pub struct Receiver<T> {
     /// The shared block; `None` once this side has let go of it (it has
     /// produced its result).
     inner: Option<NonNull<Inner<T>>>,
+    /// Its await as tokio-console's async op (feature `tracing`;
+    /// zero-sized without).
+    op: trace::AsyncOp,
 }
 
 // SAFETY: the handles are what an `Arc<Inner<T>>` would be: the block is
@@ -434,6 +458,7 @@ impl<T> Sender<T> {
         std::mem::forget(self);
         // SAFETY: we have not let go; the block is alive.
         let inner = unsafe { ptr.as_ref() };
+        trace::state!(inner.resource, value_sent = true);
         // SAFETY: COMPLETE is not set (only this consumed sender sets it),
         // so the receiver does not touch the cell yet.
         inner.value.with_mut(|p| unsafe { *p = Some(t) });
@@ -487,6 +512,8 @@ impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         // Dropped without sending: complete with no value.
         if let Some(ptr) = self.inner.take() {
+            // SAFETY: our block, not let go of yet.
+            trace::state!(unsafe { ptr.as_ref() }.resource, tx_dropped = true);
             // SAFETY: our block, not let go of yet; nothing touches it after.
             unsafe {
                 if !complete(ptr) {
@@ -602,6 +629,16 @@ impl<T> Future for Receiver<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        let op: *const trace::AsyncOp = &this.op;
+        // SAFETY: `op` points into `this`, which outlives the call;
+        // `poll_recv` never touches that field.
+        unsafe { &*op }.poll("poll_recv", || this.poll_recv(cx))
+    }
+}
+
+impl<T> Receiver<T> {
+    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
+        let this = self;
         let inner = this.inner().expect("called after complete");
         let coop = ready!(bridge::poll_proceed(cx));
         // `register` returns the state with Acquire (or AcqRel) ordering.
@@ -615,7 +652,9 @@ impl<T> Future for Receiver<T> {
             Err(state) => state,
         };
         let res = if state & COMPLETE != 0 {
-            inner.take_value().ok_or(RecvError(()))
+            let value = inner.take_value();
+            trace::state!(inner.resource, value_received = value.is_some());
+            value.ok_or(RecvError(()))
         } else if state & RX_CLOSED != 0 {
             Err(RecvError(()))
         } else {
@@ -644,6 +683,7 @@ impl<T> Receiver<T> {
         let Some(inner) = self.inner() else {
             return;
         };
+        trace::state!(inner.resource, rx_dropped = true);
         // AcqRel (in `close_rx`): the state it returns may be trusted for
         // the value and for TX_GONE.
         let state = inner.close_rx();

@@ -16,7 +16,9 @@
 //! * [`block_on`] for `blocking_*` methods, which panics with tokio's
 //!   message when called from a thread that drives a runtime;
 //! * the intrusive [`LinkedList`] for zero-allocation waiter queues, and the
-//!   [`loom`] shim so their protocols can be model-checked.
+//!   [`loom`] shim so their protocols can be model-checked;
+//! * with `tracing`, [`trace`]: the resource and async-op spans
+//!   tokio-console reads.
 //!
 //! This module is public only for the workspace's crates; it is hidden from
 //! the docs and not part of volt's stable API.
@@ -30,6 +32,12 @@ pub use crate::util::atomic_waker::AtomicWaker;
 pub use crate::util::linked_list::{GuardedLinkedList, Link, LinkedList, Pointers};
 pub use crate::util::wake_list::{NUM_WAKERS, WakeList};
 pub use crate::util::waker_slot::WakerSlot;
+
+/// The instrumentation tokio-console reads (`util::trace`).
+#[cfg(feature = "tracing")]
+pub mod trace {
+    pub use crate::util::trace::{AsyncOp, Resource, Traced, async_op};
+}
 
 use std::future::Future;
 

@@ -69,6 +69,11 @@ pub use task::spawn;
 #[macro_use]
 mod macros;
 
+/// `tracing`, for the state-update macro of `util::trace` (not public API).
+#[cfg(feature = "tracing")]
+#[doc(hidden)]
+pub use tracing as __tracing;
+
 #[cfg(all(feature = "macros", feature = "rt-multi-thread"))]
 pub use volt_macros::{main, test};
 #[cfg(all(feature = "macros", not(feature = "rt-multi-thread")))]

@@ -8,6 +8,7 @@
 
 use crate::Notify;
 use crate::bridge::loom::sync::Mutex;
+use crate::trace;
 
 use std::fmt;
 
@@ -50,6 +51,8 @@ pub struct Barrier {
     state: Mutex<BarrierState>,
     notify: Notify,
     n: usize,
+    /// tokio-console's view of it (feature `tracing`; zero-sized without).
+    resource: trace::Resource,
 }
 
 #[derive(Debug)]
@@ -69,12 +72,16 @@ impl Barrier {
     /// ```
     /// let barrier = volt_sync::Barrier::new(3);
     /// ```
+    #[track_caller]
     pub fn new(mut n: usize) -> Barrier {
         if n == 0 {
             // A barrier of 0 would never release anyone: treat it as 1.
             n = 1;
         }
+        let resource = trace::Resource::new("Barrier", "Sync");
+        trace::state!(resource, size = n, arrived = 0usize);
         Barrier {
+            resource,
             state: Mutex::new(BarrierState {
                 arrived: 0,
                 generation: 1,
@@ -105,13 +112,25 @@ impl Barrier {
     /// # });
     /// ```
     pub async fn wait(&self) -> BarrierWaitResult {
+        trace::async_op(
+            &self.resource,
+            "Barrier::wait",
+            "poll_wait",
+            self.wait_inner(),
+        )
+        .await
+    }
+
+    async fn wait_inner(&self) -> BarrierWaitResult {
         let (generation, notified) = {
             let mut state = self.state.lock();
             let generation = state.generation;
             state.arrived += 1;
+            trace::state!(self.resource, arrived = 1usize, arrived.op = "add");
             if state.arrived == self.n {
                 state.arrived = 0;
                 state.generation += 1;
+                trace::state!(self.resource, arrived = 0usize, arrived.op = "override");
                 drop(state);
                 self.notify.notify_waiters();
                 return BarrierWaitResult(true);

@@ -33,6 +33,13 @@ mod once_cell;
 mod rwlock;
 mod semaphore;
 mod set_once;
+#[doc(hidden)]
+pub mod trace;
+
+/// `tracing`, for `__trace_state!` (not public API).
+#[cfg(feature = "tracing")]
+#[doc(hidden)]
+pub use volt_runtime::__tracing as __bridge_tracing;
 
 #[doc(hidden)]
 pub use volt_runtime::bridge as __bridge;

@@ -1,6 +1,7 @@
 //! `Semaphore`, `SemaphorePermit`, `OwnedSemaphorePermit`.
 
 use crate::batch_semaphore as ll;
+use crate::trace;
 use crate::{AcquireError, TryAcquireError};
 
 use std::fmt;
@@ -83,6 +84,8 @@ use std::sync::Arc;
 pub struct Semaphore {
     /// The low level semaphore
     ll_sem: ll::Semaphore,
+    /// tokio-console's view of it (feature `tracing`; zero-sized without).
+    resource: trace::Resource,
 }
 
 /// A permit from the semaphore.
@@ -128,8 +131,11 @@ impl Semaphore {
     /// ```
     #[track_caller]
     pub fn new(permits: usize) -> Self {
+        let resource = trace::Resource::new("Semaphore", "Sync");
+        trace::state!(resource, permits = permits, permits.op = "override");
         Self {
             ll_sem: ll::Semaphore::new(permits),
+            resource,
         }
     }
 
@@ -155,6 +161,7 @@ impl Semaphore {
     pub const fn const_new(permits: usize) -> Self {
         Self {
             ll_sem: ll::Semaphore::const_new(permits),
+            resource: trace::none(),
         }
     }
 
@@ -163,6 +170,17 @@ impl Semaphore {
     pub(crate) const fn const_new_closed() -> Self {
         Self {
             ll_sem: ll::Semaphore::const_new_closed(),
+            resource: trace::none(),
+        }
+    }
+
+    /// A semaphore that is no resource of its own for tokio-console (the
+    /// channels built on it are). Not public API.
+    #[doc(hidden)]
+    pub fn new_untraced(permits: usize) -> Self {
+        Self {
+            ll_sem: ll::Semaphore::new(permits),
+            resource: trace::none(),
         }
     }
 
@@ -170,7 +188,23 @@ impl Semaphore {
     pub(crate) fn new_closed() -> Self {
         Self {
             ll_sem: ll::Semaphore::new_closed(),
+            resource: trace::none(),
         }
+    }
+
+    /// The low-level acquire, as tokio-console's async op
+    /// `Semaphore::acquire` (feature `tracing`).
+    #[inline]
+    async fn acquire_traced(&self, n: usize) -> Result<(), AcquireError> {
+        trace::async_op(
+            &self.resource,
+            "Semaphore::acquire",
+            "poll_acquire",
+            self.ll_sem.acquire(n),
+        )
+        .await?;
+        trace::state!(self.resource, permits = n, permits.op = "sub");
+        Ok(())
     }
 
     /// Returns the current number of available permits.
@@ -192,6 +226,7 @@ impl Semaphore {
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
         self.ll_sem.release(n);
+        trace::state!(self.resource, permits = n, permits.op = "add");
     }
 
     /// Decrease a semaphore's permits by a maximum of `n`.
@@ -241,7 +276,7 @@ impl Semaphore {
     /// ```
     #[inline]
     pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.ll_sem.acquire(1).await?;
+        self.acquire_traced(1).await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: 1,
@@ -275,7 +310,7 @@ impl Semaphore {
     /// # });
     /// ```
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.ll_sem.acquire(n as usize).await?;
+        self.acquire_traced(n as usize).await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -407,7 +442,7 @@ impl Semaphore {
     /// ```
     #[inline]
     pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.ll_sem.acquire(1).await?;
+        self.acquire_traced(1).await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: 1,
@@ -441,7 +476,7 @@ impl Semaphore {
         self: Arc<Self>,
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.ll_sem.acquire(n as usize).await?;
+        self.acquire_traced(n as usize).await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -726,13 +761,18 @@ impl OwnedSemaphorePermit {
 impl Drop for SemaphorePermit<'_> {
     #[inline]
     fn drop(&mut self) {
-        self.sem.add_permits(self.permits);
+        // A forgotten (or merged-away) permit gives nothing back.
+        if self.permits > 0 {
+            self.sem.add_permits(self.permits);
+        }
     }
 }
 
 impl Drop for OwnedSemaphorePermit {
     #[inline]
     fn drop(&mut self) {
-        self.sem.add_permits(self.permits);
+        if self.permits > 0 {
+            self.sem.add_permits(self.permits);
+        }
     }
 }

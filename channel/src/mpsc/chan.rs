@@ -26,6 +26,7 @@ use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*, fe
 use crate::bridge::{self, AtomicWaker};
 use crate::mpmc::list::List;
 use crate::mpmc::waiters::claimed;
+use volt_sync::trace;
 use volt_sync::{Notify, Semaphore};
 
 use std::task::{Context, Poll, ready};
@@ -45,6 +46,9 @@ pub(super) struct Chan<T> {
     closed_notify: Notify,
     pub(super) tx_count: AtomicUsize,
     pub(super) tx_weak_count: AtomicUsize,
+    /// tokio-console's view of the channel (feature `tracing`; zero-sized
+    /// without).
+    pub(super) resource: trace::Resource,
 }
 
 // Every handle (senders, receiver, permits) reaches the channel through
@@ -56,10 +60,18 @@ impl<T> std::panic::RefUnwindSafe for Chan<T> {}
 
 impl<T> Chan<T> {
     /// `bound == 0`: unbounded.
+    #[track_caller]
     pub(super) fn new(bound: usize) -> Self {
+        let resource = trace::Resource::new("mpsc::Sender|Receiver", "Sync");
+        trace::state!(resource, capacity = bound);
         Chan {
+            resource,
             list: List::new(),
-            semaphore: Semaphore::new(bound),
+            // Not a resource of its own: the channel is. A subscriber that sends through an mpsc channel
+            // while it registers a callsite (console-subscriber does) must
+            // not meet a first-time event in there: tracing would
+            // re-enter its callsite registry and deadlock.
+            semaphore: Semaphore::new_untraced(bound),
             bound,
             rx_waker: AtomicWaker::new(),
             rx_waiting: AtomicBool::new(false),
@@ -140,7 +152,8 @@ impl<T> Chan<T> {
             }
         }
         let returned = Returned(self);
-        let res = self.semaphore.acquire_many(n).await;
+        let acquire = self.semaphore.acquire_many(n);
+        let res = trace::async_op(&self.resource, "Sender::reserve", "poll_reserve", acquire).await;
         match res {
             Ok(permit) => {
                 permit.forget();

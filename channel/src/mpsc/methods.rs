@@ -14,6 +14,15 @@ macro_rules! rx_methods {
         /// `select!` and another branch completes first, no value was
         /// taken from the channel.
         pub async fn recv(&mut self) -> Option<T> {
+            #[cfg(feature = "tracing")]
+            {
+                // tokio-console's async op: on the channel's resource.
+                let chan = self.rx.chan.clone();
+                let recv = std::future::poll_fn(|cx| self.poll_recv(cx));
+                volt_sync::trace::async_op(&chan.resource, "Receiver::recv", "poll_recv", recv)
+                    .await
+            }
+            #[cfg(not(feature = "tracing"))]
             std::future::poll_fn(|cx| self.poll_recv(cx)).await
         }
 

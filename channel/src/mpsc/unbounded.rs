@@ -22,6 +22,7 @@ use std::fmt;
 /// assert_eq!(rx.try_recv(), Ok("a"));
 /// assert!(rx.try_recv().is_err());
 /// ```
+#[track_caller]
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     let chan = Arc::new(Chan::new(0));
     (

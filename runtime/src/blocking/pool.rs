@@ -276,9 +276,26 @@ impl Spawner {
         }
     }
 
+    /// Spawns `func` as a regular blocking task; fails if no pool thread
+    /// exists and the OS refuses to start one (`task::Builder`).
+    #[track_caller]
+    pub(crate) fn try_spawn_blocking<F, R>(&self, rt: &Handle, func: F) -> io::Result<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let (join_handle, spawn_result) =
+            self.spawn_blocking_inner(func, Mandatory::NonMandatory, rt);
+        match spawn_result {
+            Ok(()) | Err(SpawnError::ShuttingDown) => Ok(join_handle),
+            Err(SpawnError::NoThreads(e)) => Err(e),
+        }
+    }
+
     /// Spawns `func` so that it runs even if shutdown starts first; `None`
     /// if the pool already shut down.
     #[cfg(any(feature = "rt-multi-thread", feature = "io-std"))]
+    #[track_caller]
     pub(crate) fn spawn_mandatory_blocking<F, R>(
         &self,
         rt: &Handle,
@@ -296,6 +313,7 @@ impl Spawner {
         }
     }
 
+    #[track_caller]
     fn spawn_blocking_inner<F, R>(
         &self,
         func: F,
@@ -306,8 +324,8 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let fut = BlockingTask::new(func);
         let id = task::Id::next();
+        let fut = crate::util::trace::task(BlockingTask::new(func), "blocking", id, None);
         let (task, handle) = task::unowned(fut, BlockingSchedule::new(rt), id);
         let spawned = self.spawn_task(Task { task, mandatory }, rt);
         (handle, spawned)

@@ -206,11 +206,12 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let id = crate::task::Id::next();
-        if std::mem::size_of::<F>() > crate::task::BOX_FUTURE_THRESHOLD {
-            let future = crate::util::trace::task(Box::pin(future), id);
+        let size = std::mem::size_of::<F>();
+        if size > crate::task::BOX_FUTURE_THRESHOLD {
+            let future = crate::util::trace::task(Box::pin(future), "task", id, Some(size));
             self.inner.spawn(future, id)
         } else {
-            let future = crate::util::trace::task(future, id);
+            let future = crate::util::trace::task(future, "task", id, None);
             self.inner.spawn(future, id)
         }
     }

@@ -54,6 +54,9 @@ pub(crate) struct Header {
     /// Id of the owned-tasks list this task is in (0: none).
     pub(super) owner_id: UnsafeCell<u64>,
     pub(super) id: Id,
+    /// The task span's id (`util::trace`), for its wakers' events.
+    #[cfg(feature = "tracing")]
+    pub(super) tracing_id: Option<u64>,
 }
 
 // SAFETY: the non-atomic fields follow the ownership rules in the module
@@ -96,6 +99,8 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 queue_next: UnsafeCell::new(None),
                 vtable: raw::vtable::<T, S>(),
                 owner_id: UnsafeCell::new(0),
+                #[cfg(feature = "tracing")]
+                tracing_id: crate::util::trace::take_spawning(),
                 id,
             },
             core: Core {

@@ -258,7 +258,7 @@ where
         "`spawn_local` called from a thread that does not own the `LocalSet`"
     );
     let id = Id::next();
-    let future = crate::util::trace::task(future, id);
+    let future = crate::util::trace::task(future, "local", id, None);
     // SAFETY: the set's tasks are only polled in `tick` and dropped in the
     // set's `Drop`, both on the owner thread (checked above; the set is
     // `!Send`).

@@ -113,6 +113,7 @@
 
 mod abort;
 mod blocking;
+mod builder;
 pub(crate) mod core;
 mod error;
 mod harness;
@@ -137,6 +138,7 @@ mod tests;
 
 pub use abort::AbortHandle;
 pub use blocking::{block_in_place, spawn_blocking};
+pub use builder::Builder;
 pub use error::JoinError;
 pub use id::{Id, id, try_id};
 pub use join::JoinHandle;

@@ -65,21 +65,22 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    if std::mem::size_of::<F>() > BOX_FUTURE_THRESHOLD {
-        spawn_inner(Box::pin(future))
+    let size = std::mem::size_of::<F>();
+    if size > BOX_FUTURE_THRESHOLD {
+        spawn_inner(Box::pin(future), Some(size))
     } else {
-        spawn_inner(future)
+        spawn_inner(future, None)
     }
 }
 
 #[track_caller]
-fn spawn_inner<T>(future: T) -> JoinHandle<T::Output>
+fn spawn_inner<T>(future: T, original_size: Option<usize>) -> JoinHandle<T::Output>
 where
     T: Future + Send + 'static,
     T::Output: Send + 'static,
 {
     let id = Id::next();
-    let future = crate::util::trace::task(future, id);
+    let future = crate::util::trace::task(future, "task", id, original_size);
     match crate::context::with_current(|handle| handle.spawn(future, id)) {
         Ok(join_handle) => join_handle,
         Err(e) => panic!("{}", e),

@@ -64,21 +64,34 @@ unsafe fn task(ptr: *const ()) -> RawTask {
     unsafe { RawTask::from_raw(NonNull::new_unchecked(ptr as *mut Header)) }
 }
 
+/// Reports a waker operation to `tracing` (feature `tracing`; a no-op
+/// otherwise).
+#[inline(always)]
+fn trace_op(_task: &RawTask, _op: &'static str) {
+    #[cfg(feature = "tracing")]
+    crate::util::trace::waker_op(_task.header().tracing_id, _op);
+}
+
 unsafe fn clone_waker(ptr: *const ()) -> RawWaker {
     // SAFETY: the waker being cloned holds a reference, so the task is live.
     let task = unsafe { task(ptr) };
+    trace_op(&task, "waker.clone");
     task.ref_inc();
     raw_waker(task.header_ptr())
 }
 
 unsafe fn drop_waker(ptr: *const ()) {
     // SAFETY: the dropped waker held a reference; we release it.
-    unsafe { task(ptr) }.drop_reference();
+    let task = unsafe { task(ptr) };
+    trace_op(&task, "waker.drop");
+    task.drop_reference();
 }
 
 unsafe fn wake_by_val(ptr: *const ()) {
     // SAFETY: the consumed waker held a reference; `wake_by_val` releases it.
-    unsafe { task(ptr) }.wake_by_val();
+    let task = unsafe { task(ptr) };
+    trace_op(&task, "waker.wake");
+    task.wake_by_val();
 }
 
 /// Whether `waker` is the waker of a task in the owned-tasks list
@@ -95,5 +108,7 @@ pub(crate) fn is_task_of(waker: &Waker, owner_id: u64) -> bool {
 
 unsafe fn wake_by_ref(ptr: *const ()) {
     // SAFETY: the borrowed waker holds a reference for the whole call.
-    unsafe { task(ptr) }.wake_by_ref();
+    let task = unsafe { task(ptr) };
+    trace_op(&task, "waker.wake_by_ref");
+    task.wake_by_ref();
 }

@@ -172,6 +172,9 @@ pin_project! {
         // fired) and dropping must go through that shard's lock. One word
         // rather than a `u32` and a `bool`: see `Position::encode`.
         shard: usize,
+        // The resource and async-op spans tokio-console reads (feature
+        // `tracing`; nothing otherwise).
+        trace: SleepTrace,
         #[pin]
         entry: TimerShared,
     }
@@ -268,6 +271,7 @@ impl Sleep {
             runtime: RuntimeRef { id, handle: None },
             deadline,
             shard: NOT_FILED,
+            trace: SleepTrace::new(deadline),
             entry: TimerShared::new(),
         }
     }
@@ -326,6 +330,7 @@ impl Sleep {
     }
 
     fn reset_inner(self: Pin<&mut Self>, deadline: Instant, reregister: bool) {
+        self.trace.duration(deadline);
         let mut this = self;
         *this.as_mut().project().deadline = deadline;
         let me = this.as_mut().project();
@@ -401,11 +406,72 @@ impl Future for Sleep {
 
     fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
         let coop = ready!(coop::poll_proceed(cx));
-        let ret = self.poll_elapsed(cx);
+        let trace: *const SleepTrace = &self.trace;
+        // SAFETY: `trace` points into `self`, which outlives the call, and
+        // `poll_elapsed` never touches that field.
+        let ret = unsafe { &*trace }.poll(|| self.poll_elapsed(cx));
         if ret.is_ready() {
             coop.made_progress();
         }
         ret
+    }
+}
+
+/// A `Sleep`'s spans: the timer resource, and its one async op.
+#[cfg(feature = "tracing")]
+struct SleepTrace {
+    resource: crate::util::trace::Resource,
+    op: crate::util::trace::AsyncOp,
+}
+
+/// Without `tracing`, nothing (zero-sized).
+#[cfg(not(feature = "tracing"))]
+struct SleepTrace;
+
+#[cfg(not(feature = "tracing"))]
+impl SleepTrace {
+    #[inline(always)]
+    fn new(_deadline: Instant) -> SleepTrace {
+        SleepTrace
+    }
+
+    #[inline(always)]
+    fn duration(&self, _deadline: Instant) {}
+
+    #[inline(always)]
+    fn poll<R>(&self, f: impl FnOnce() -> Poll<R>) -> Poll<R> {
+        f()
+    }
+}
+
+#[cfg(feature = "tracing")]
+impl SleepTrace {
+    fn poll<R>(&self, f: impl FnOnce() -> Poll<R>) -> Poll<R> {
+        self.op.poll("poll_elapsed", f)
+    }
+
+    #[track_caller]
+    fn new(deadline: Instant) -> SleepTrace {
+        let resource = crate::util::trace::Resource::new("Sleep", "timer");
+        let trace = SleepTrace {
+            op: resource.async_op("Sleep::new_timeout"),
+            resource,
+        };
+        trace.duration(deadline);
+        trace
+    }
+
+    /// The time left, as tokio reports it (ms).
+    fn duration(&self, deadline: Instant) {
+        let ms = deadline
+            .checked_duration_since(Instant::now())
+            .map_or(0, |d| d.as_millis() as u64);
+        crate::__trace_state!(
+            self.resource,
+            duration = ms,
+            duration.unit = "ms",
+            duration.op = "override"
+        );
     }
 }
 

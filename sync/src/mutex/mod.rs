@@ -11,6 +11,7 @@ pub use guard::{MappedMutexGuard, MutexGuard, OwnedMappedMutexGuard, OwnedMutexG
 
 use crate::batch_semaphore as semaphore;
 use crate::bridge::loom::cell::UnsafeCell;
+use crate::trace;
 
 use std::error::Error;
 use std::fmt;
@@ -90,6 +91,8 @@ use std::sync::Arc;
 /// [std]: std::sync::Mutex
 pub struct Mutex<T: ?Sized> {
     s: semaphore::Semaphore,
+    /// tokio-console's view of it (feature `tracing`; zero-sized without).
+    resource: trace::Resource,
     c: UnsafeCell<T>,
 }
 
@@ -140,9 +143,12 @@ impl<T: ?Sized> Mutex<T> {
     where
         T: Sized,
     {
+        let resource = trace::Resource::new("Mutex", "Sync");
+        trace::state!(resource, locked = false);
         Self {
             c: UnsafeCell::new(t),
             s: semaphore::Semaphore::new(1),
+            resource,
         }
     }
 
@@ -163,6 +169,7 @@ impl<T: ?Sized> Mutex<T> {
         Self {
             c: UnsafeCell::new(t),
             s: semaphore::Semaphore::const_new(1),
+            resource: trace::none(),
         }
     }
 
@@ -315,12 +322,16 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     async fn acquire(&self) {
-        self.s.acquire(1).await.unwrap_or_else(|_| {
-            // The semaphore was closed. but, we never explicitly close it,
-            // and we own it exclusively, which means that this can never
-            // happen.
-            unreachable!()
-        });
+        let acquire = self.s.acquire(1);
+        trace::async_op(&self.resource, "Mutex::lock", "poll_lock", acquire)
+            .await
+            .unwrap_or_else(|_| {
+                // The semaphore was closed. but, we never explicitly close it,
+                // and we own it exclusively, which means that this can never
+                // happen.
+                unreachable!()
+            });
+        trace::state!(self.resource, locked = true);
     }
 
     /// Attempts to acquire the lock, and returns [`TryLockError`] if the
@@ -340,7 +351,10 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
         match self.s.try_acquire(1) {
-            Ok(()) => Ok(MutexGuard::new(self)),
+            Ok(()) => {
+                trace::state!(self.resource, locked = true);
+                Ok(MutexGuard::new(self))
+            }
             Err(_) => Err(TryLockError(())),
         }
     }
@@ -390,7 +404,10 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         match self.s.try_acquire(1) {
-            Ok(()) => Ok(OwnedMutexGuard::new(self)),
+            Ok(()) => {
+                trace::state!(self.resource, locked = true);
+                Ok(OwnedMutexGuard::new(self))
+            }
             Err(_) => Err(TryLockError(())),
         }
     }
@@ -425,6 +442,7 @@ impl<T: ?Sized> Mutex<T> {
     /// Gives the permit back (the guards' drop).
     pub(crate) fn unlock(&self) {
         self.s.release(1);
+        trace::state!(self.resource, locked = false);
     }
 }
 

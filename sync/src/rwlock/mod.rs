@@ -19,6 +19,7 @@ pub use write_guard::{RwLockMappedWriteGuard, RwLockWriteGuard};
 use crate::TryLockError;
 use crate::batch_semaphore::{Semaphore, TryAcquireError};
 use crate::bridge::loom::cell::UnsafeCell;
+use crate::trace;
 
 use std::sync::Arc;
 
@@ -93,7 +94,17 @@ pub struct RwLock<T: ?Sized> {
     /// The maximum number of concurrent readers (and permits of a writer).
     mr: u32,
     s: Semaphore,
+    /// tokio-console's view of it (feature `tracing`; zero-sized without).
+    resource: trace::Resource,
     c: UnsafeCell<T>,
+}
+
+/// A new lock's resource (feature `tracing`).
+#[track_caller]
+fn resource(max_readers: u32) -> trace::Resource {
+    let resource = trace::Resource::new("RwLock", "Sync");
+    trace::state!(resource, max_readers = max_readers);
+    resource
 }
 
 // SAFETY: as std's RwLock: the value moves with the lock.
@@ -103,6 +114,17 @@ unsafe impl<T> Send for RwLock<T> where T: ?Sized + Send {}
 unsafe impl<T> Sync for RwLock<T> where T: ?Sized + Send + Sync {}
 
 impl<T: ?Sized> RwLock<T> {
+    /// The semaphore's acquire, as tokio-console's async op `source`.
+    #[inline]
+    fn acquire_traced(
+        &self,
+        n: usize,
+        source: &'static str,
+        poll_op: &'static str,
+    ) -> impl std::future::Future<Output = Result<(), crate::AcquireError>> + '_ {
+        trace::async_op(&self.resource, source, poll_op, self.s.acquire(n))
+    }
+
     /// Creates a new instance of an `RwLock<T>` which is unlocked.
     ///
     /// # Examples
@@ -121,6 +143,7 @@ impl<T: ?Sized> RwLock<T> {
             mr: MAX_READS,
             c: UnsafeCell::new(value),
             s: Semaphore::new(MAX_READS as usize),
+            resource: resource(MAX_READS),
         }
     }
 
@@ -152,6 +175,7 @@ impl<T: ?Sized> RwLock<T> {
             mr: max_reads,
             c: UnsafeCell::new(value),
             s: Semaphore::new(max_reads as usize),
+            resource: resource(max_reads),
         }
     }
 
@@ -173,6 +197,7 @@ impl<T: ?Sized> RwLock<T> {
             mr: MAX_READS,
             c: UnsafeCell::new(value),
             s: Semaphore::const_new(MAX_READS as usize),
+            resource: trace::none(),
         }
     }
 
@@ -197,6 +222,7 @@ impl<T: ?Sized> RwLock<T> {
             mr: max_reads,
             c: UnsafeCell::new(value),
             s: Semaphore::const_new(max_reads as usize),
+            resource: trace::none(),
         }
     }
 
@@ -246,12 +272,14 @@ impl<T: ?Sized> RwLock<T> {
     /// # });
     /// ```
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.s.acquire(1).await.unwrap_or_else(|_| {
-            // The semaphore was closed. but, we never explicitly close it,
-            // and we have a handle to it through the Arc, which means that
-            // this can never happen.
-            unreachable!()
-        });
+        self.acquire_traced(1, "RwLock::read", "poll_read")
+            .await
+            .unwrap_or_else(|_| {
+                // The semaphore was closed. but, we never explicitly close it,
+                // and we have a handle to it through the Arc, which means that
+                // this can never happen.
+                unreachable!()
+            });
         // SAFETY: we hold a read permit.
         unsafe { RwLockReadGuard::new(&self.s, self.c.with(|p| p)) }
     }
@@ -330,7 +358,9 @@ impl<T: ?Sized> RwLock<T> {
     /// # });
     /// ```
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        self.s.acquire(1).await.unwrap_or_else(|_| unreachable!());
+        self.acquire_traced(1, "RwLock::read", "poll_read")
+            .await
+            .unwrap_or_else(|_| unreachable!());
         OwnedRwLockReadGuard::new(self)
     }
 
@@ -421,8 +451,7 @@ impl<T: ?Sized> RwLock<T> {
     /// # });
     /// ```
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.s
-            .acquire(self.mr as usize)
+        self.acquire_traced(self.mr as usize, "RwLock::write", "poll_write")
             .await
             .unwrap_or_else(|_| unreachable!());
         // SAFETY: we hold all the permits.
@@ -486,8 +515,7 @@ impl<T: ?Sized> RwLock<T> {
     /// # });
     /// ```
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        self.s
-            .acquire(self.mr as usize)
+        self.acquire_traced(self.mr as usize, "RwLock::write", "poll_write")
             .await
             .unwrap_or_else(|_| unreachable!());
         OwnedRwLockWriteGuard::new(self)

@@ -4,8 +4,8 @@
 //! benchmark (`scripts/service_bench.py` always runs it on tokio, so only
 //! the server differs).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -21,7 +21,9 @@ async fn main() {
     let stop = Arc::new(AtomicBool::new(false));
     let mut clients = Vec::new();
     for _ in 0..conns {
-        let mut stream = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+        let mut stream = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
         stream.set_nodelay(true).unwrap();
         let (done, stop) = (done.clone(), stop.clone());
         clients.push(tokio::spawn(async move {
@@ -44,5 +46,8 @@ async fn main() {
     for c in clients {
         c.await.unwrap();
     }
-    println!("{:.0} round trips/s ({n} in {elapsed:.2?})", n as f64 / elapsed.as_secs_f64());
+    println!(
+        "{:.0} round trips/s ({n} in {elapsed:.2?})",
+        n as f64 / elapsed.as_secs_f64()
+    );
 }

@@ -127,10 +127,29 @@ def serve_to_curl(binary):
             proc.kill()
 
 
+def tracing_cost():
+    """`extras/console/src/bin/tracing_cost.rs` on both sides."""
+    sides = [("volt", ECO, os.path.join(TARGET, "ecosystem-unstable")),
+             ("tokio", tokio_twin(), os.path.join(TARGET, "ecosystem-tokio-unstable"))]
+    for _, cwd, target in sides:
+        cargo(["build", "--release", "-p", "eco-console", "--bin", "tracing_cost"], cwd, target,
+              env=UNSTABLE, quiet=True)
+    for _ in range(3):
+        for side, _, target in sides:
+            out = subprocess.run([os.path.join(target, "release", "tracing_cost")],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+            print(f"{side:6} {out}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--volt", action="store_true", help="only the volt side (no tokio twin)")
+    ap.add_argument("--tracing-cost", action="store_true",
+                    help="only: the hot paths with tracing compiled in, volt against tokio "
+                         "(both with --cfg tokio_unstable), 3 alternating runs")
     args = ap.parse_args()
+    if args.tracing_cost:
+        return tracing_cost()
     if not shutil.which("curl"):
         sys.exit("needs curl")
     started = time.time()

@@ -27,7 +27,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(not(feature = "time"), allow(dead_code))]
 pub(crate) struct Cfg {
-    #[allow(dead_code)]
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
     pub(crate) enable_io: bool,
     pub(crate) enable_time: bool,
     pub(crate) start_paused: bool,
@@ -36,9 +36,9 @@ pub(crate) struct Cfg {
     /// Number of timer shards (one per worker).
     pub(crate) timer_shards: usize,
     /// I/O events per driver poll, and per poll that does not wait.
-    #[allow(dead_code)]
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
     pub(crate) nevents: usize,
-    #[allow(dead_code)]
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
     pub(crate) nevents_busy: Option<usize>,
 }
 

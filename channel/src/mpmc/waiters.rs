@@ -91,7 +91,7 @@
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::Mutex;
 use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::*};
-use crate::bridge::{Link, LinkedList, Pointers, WakeList, WakerSlot};
+use crate::bridge::{LinkedList, Pointers, WakeList, WakerSlot};
 
 use std::marker::PhantomPinned;
 use std::mem::MaybeUninit;
@@ -304,27 +304,10 @@ unsafe impl Send for Node {}
 // SAFETY: as above.
 unsafe impl Sync for Node {}
 
-pub(super) struct NodeLink;
-
-// SAFETY: `pointers` is a field of the node used by this list only; nodes
-// stay pinned in their futures while linked and are unlinked before drop.
-unsafe impl Link for NodeLink {
-    type Handle = NonNull<Node>;
-    type Target = Node;
-
-    fn as_raw(handle: &NonNull<Node>) -> NonNull<Node> {
-        *handle
-    }
-
-    unsafe fn from_raw(ptr: NonNull<Node>) -> NonNull<Node> {
-        ptr
-    }
-
-    unsafe fn pointers(target: NonNull<Node>) -> NonNull<Pointers<Node>> {
-        // SAFETY: `target` is live (trait contract); we only take an address.
-        unsafe { NonNull::new_unchecked(&raw mut (*target.as_ptr()).pointers) }
-    }
-}
+// The list's promise (`__pinned_node_link!`): `pointers` is a field of the
+// node used by this list only; nodes stay pinned in their futures while
+// linked and are unlinked before drop.
+volt_runtime::__pinned_node_link!(pub(super) NodeLink => Node, pointers);
 
 /// One side's waiters (see the module docs).
 pub(crate) struct WaitQueue {

@@ -92,28 +92,10 @@ struct Waiter {
     _pin: PhantomPinned,
 }
 
-struct WaiterLink;
-
-// SAFETY: `pointers` returns the node's own links; nodes are pinned inside
-// their futures and unlinked (under the lock) before they are dropped.
-unsafe impl linked_list::Link for WaiterLink {
-    type Handle = NonNull<Waiter>;
-    type Target = Waiter;
-
-    fn as_raw(handle: &NonNull<Waiter>) -> NonNull<Waiter> {
-        *handle
-    }
-
-    unsafe fn from_raw(ptr: NonNull<Waiter>) -> NonNull<Waiter> {
-        ptr
-    }
-
-    unsafe fn pointers(target: NonNull<Waiter>) -> NonNull<linked_list::Pointers<Waiter>> {
-        // SAFETY: `target` is live (trait contract); no reference to the
-        // whole node is made.
-        unsafe { NonNull::new_unchecked(std::ptr::addr_of_mut!((*target.as_ptr()).pointers)) }
-    }
-}
+// The list's promise (`__pinned_node_link!`): `pointers` returns the node's
+// own links; nodes are pinned inside their futures and unlinked (under the
+// lock) before they are dropped.
+crate::__pinned_node_link!(WaiterLink => Waiter, pointers);
 
 /// One registered I/O resource's readiness (see the module docs).
 #[derive(Debug)]

@@ -151,7 +151,7 @@
 //! [`disable_lifo_slot`]: crate::runtime::Builder::disable_lifo_slot
 //! [`worker_mean_poll_time`]: crate::runtime::RuntimeMetrics::worker_mean_poll_time
 
-mod build;
+mod assemble;
 mod builder;
 mod handle;
 mod local_runtime;

@@ -93,7 +93,7 @@ impl Handle {
         }
     }
 
-    #[allow(dead_code)]
+    #[cfg_attr(not(any(feature = "time", feature = "net")), allow(dead_code))]
     pub(crate) fn driver(&self) -> &crate::driver::Handle {
         match self {
             Handle::CurrentThread(h) => &h.driver,

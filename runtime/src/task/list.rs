@@ -120,7 +120,6 @@ impl<S: 'static> OwnedTasks<S> {
     ///
     /// # Safety
     /// The task must only be polled and dropped on this thread.
-    #[allow(dead_code)]
     pub(crate) unsafe fn bind_local<T>(
         &self,
         future: T,

@@ -54,7 +54,6 @@ impl TestSched {
     }
 
     /// Runs a notification taken from another queue.
-    #[allow(dead_code)]
     pub(crate) fn run(&self, task: Notified<TestSched>) {
         if let Some(yielded) = self.inner.owned.assert_owner(task).run() {
             self.schedule(yielded);
@@ -78,7 +77,7 @@ impl TestSched {
         while self.tick() {}
     }
 
-    #[allow(dead_code)]
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn queued(&self) -> usize {
         self.inner.queue.lock().len()
     }

@@ -62,6 +62,48 @@ pub unsafe trait Link {
     unsafe fn pointers(target: NonNull<Self::Target>) -> NonNull<Pointers<Self::Target>>;
 }
 
+/// Implements [`Link`] for a pinned intrusive node, the kind every waiter
+/// queue uses (semaphore and `Notify` waiters, the channels' waiters, I/O
+/// readiness waiters, timer entries): the handle is a `NonNull` to the
+/// node that owns nothing, and the node's `$field` holds its links.
+///
+/// `__pinned_node_link!(pub(crate) WaiterLink => Waiter, pointers);`
+///
+/// The invoking module promises what [`Link`] requires: `$field` is used
+/// by one list at a time, and a node stays pinned (inside its future or
+/// entry) while linked and is unlinked, under its list's lock, before it
+/// is dropped.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __pinned_node_link {
+    ($vis:vis $link:ident => $node:ty, $field:ident) => {
+        $vis struct $link;
+
+        // SAFETY: the invoking module's promise (this macro's docs);
+        // `pointers` only takes the address of a field of a live node.
+        unsafe impl $crate::bridge::Link for $link {
+            type Handle = ::std::ptr::NonNull<$node>;
+            type Target = $node;
+
+            fn as_raw(handle: &::std::ptr::NonNull<$node>) -> ::std::ptr::NonNull<$node> {
+                *handle
+            }
+
+            unsafe fn from_raw(ptr: ::std::ptr::NonNull<$node>) -> ::std::ptr::NonNull<$node> {
+                ptr
+            }
+
+            unsafe fn pointers(
+                target: ::std::ptr::NonNull<$node>,
+            ) -> ::std::ptr::NonNull<$crate::bridge::Pointers<$node>> {
+                // SAFETY: `target` is live (the trait's contract); no
+                // reference to the whole node is made.
+                unsafe { ::std::ptr::NonNull::new_unchecked(&raw mut (*target.as_ptr()).$field) }
+            }
+        }
+    };
+}
+
 /// The links embedded in a node.
 pub struct Pointers<T> {
     inner: UnsafeCell<PointersInner<T>>,

@@ -33,7 +33,7 @@ use super::{
 use super::{CLOSED, FLAGS, WAITERS};
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
-use crate::bridge::{self, Link, Pointers};
+use crate::bridge::{self, Pointers};
 
 use pin_project_lite::pin_project;
 use std::future::Future;
@@ -241,30 +241,12 @@ impl Waiter {
     }
 }
 
-/// How the waiter list reaches a node's links.
-pub(super) struct WaiterLink;
-
-// SAFETY: `pointers` is a field of the node and belongs to the semaphore's
-// list only; a node stays pinned inside its `Acquire` while linked, and the
-// `Acquire` unlinks it (under the lock) before it is dropped.
-unsafe impl Link for WaiterLink {
-    type Handle = NonNull<Waiter>;
-    type Target = Waiter;
-
-    fn as_raw(handle: &NonNull<Waiter>) -> NonNull<Waiter> {
-        *handle
-    }
-
-    unsafe fn from_raw(ptr: NonNull<Waiter>) -> NonNull<Waiter> {
-        ptr
-    }
-
-    unsafe fn pointers(target: NonNull<Waiter>) -> NonNull<Pointers<Waiter>> {
-        // SAFETY: `target` is a live node (trait contract); we only take the
-        // field's address.
-        unsafe { NonNull::new_unchecked(&raw mut (*target.as_ptr()).pointers) }
-    }
-}
+// How the waiter list reaches a node's links.
+// The list's promise (`__pinned_node_link!`): `pointers` is a field of the
+// node and belongs to the semaphore's list only; a node stays pinned inside
+// its `Acquire` while linked, and the `Acquire` unlinks it (under the lock)
+// before it is dropped.
+volt_runtime::__pinned_node_link!(pub(super) WaiterLink => Waiter, pointers);
 
 impl Semaphore {
     /// First poll: take the permits, or queue. `curr` is the caller's

@@ -500,21 +500,6 @@ impl fmt::Display for AcquireError {
 
 impl std::error::Error for AcquireError {}
 
-impl TryAcquireError {
-    /// Returns `true` if the error was caused by a closed semaphore.
-    #[allow(dead_code)]
-    pub(crate) fn is_closed(&self) -> bool {
-        matches!(self, TryAcquireError::Closed)
-    }
-
-    /// Returns `true` if the error was caused by calling `try_acquire` on a
-    /// semaphore with no available permits.
-    #[allow(dead_code)]
-    pub(crate) fn is_no_permits(&self) -> bool {
-        matches!(self, TryAcquireError::NoPermits)
-    }
-}
-
 impl fmt::Display for TryAcquireError {
     fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

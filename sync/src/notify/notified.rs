@@ -19,7 +19,7 @@ use super::{
 };
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
-use crate::bridge::{Link, Pointers, WakerSlot};
+use crate::bridge::{Pointers, WakerSlot};
 
 use pin_project_lite::pin_project;
 use std::fmt;
@@ -170,29 +170,11 @@ impl fmt::Debug for Waiter {
     }
 }
 
-/// How the waiter list reaches a node's links.
-pub(super) struct WaiterLink;
-
-// SAFETY: `pointers` is a field of the node, used by one list at a time; a
-// linked node is pinned inside its future, which unlinks it (under the
-// lock) before it goes away.
-unsafe impl Link for WaiterLink {
-    type Handle = NonNull<Waiter>;
-    type Target = Waiter;
-
-    fn as_raw(handle: &NonNull<Waiter>) -> NonNull<Waiter> {
-        *handle
-    }
-
-    unsafe fn from_raw(ptr: NonNull<Waiter>) -> NonNull<Waiter> {
-        ptr
-    }
-
-    unsafe fn pointers(target: NonNull<Waiter>) -> NonNull<Pointers<Waiter>> {
-        // SAFETY: `target` is live; we only take the field's address.
-        unsafe { NonNull::new_unchecked(&raw mut (*target.as_ptr()).pointers) }
-    }
-}
+// How the waiter list reaches a node's links.
+// The list's promise (`__pinned_node_link!`): `pointers` is a field of the
+// node, used by one list at a time; a linked node is pinned inside its
+// future, which unlinks it (under the lock) before it goes away.
+volt_runtime::__pinned_node_link!(pub(super) WaiterLink => Waiter, pointers);
 
 impl<'a> Notified<'a> {
     /// A future that has not waited yet; it remembers how many
@@ -361,145 +343,161 @@ fn poll_notified(
     state: &mut State,
     calls: usize,
     waiter: Pin<&Waiter>,
+    cx: Option<&mut Context<'_>>,
+) -> Poll<()> {
+    let res = match *state {
+        State::Init => poll_init(notify, calls, waiter, cx),
+        State::Waiting => poll_waiting(notify, calls, waiter, cx),
+        State::Done => return Poll::Ready(()),
+    };
+    *state = if res.is_ready() {
+        State::Done
+    } else {
+        State::Waiting
+    };
+    res
+}
+
+/// The first poll: done at once (a broadcast since creation, or a stored
+/// permit), or linked into the list (`Pending`).
+fn poll_init(
+    notify: &Notify,
+    calls: usize,
+    waiter: Pin<&Waiter>,
     mut cx: Option<&mut Context<'_>>,
 ) -> Poll<()> {
+    let curr = notify.state.load(Acquire);
+    // A broadcast since our creation counts for us, and leaves a stored
+    // permit to others.
+    if get_calls(curr) != calls {
+        return Poll::Ready(());
+    }
+    // Try to consume a stored permit.
+    if notify
+        .state
+        .compare_exchange(
+            set_state(curr, NOTIFIED),
+            set_state(curr, EMPTY),
+            AcqRel,
+            Acquire,
+        )
+        .is_ok()
+    {
+        return Poll::Ready(());
+    }
+
+    // Clone the waker before locking: cloning may run arbitrary code.
+    let waker = cx.as_mut().map(|cx| cx.waker().clone());
+
+    let mut waiters = notify.waiters.lock();
+    let curr = notify.state.load(Acquire);
+    if get_calls(curr) != calls {
+        return Poll::Ready(());
+    }
+    if enter_waiting(&notify.state, curr).is_ready() {
+        drop(waiters);
+        return Poll::Ready(());
+    }
+
+    let old_waker = waker.and_then(|waker| {
+        waiter.waker.with_mut(|ptr| {
+            // SAFETY: we hold the lock that guards the cell.
+            unsafe { (*ptr).replace(waker) }
+        })
+    });
+    waiters.push_front(NonNull::from(&*waiter));
+    drop(waiters);
+    drop(old_waker);
+    Poll::Pending
+}
+
+/// Under the waiters' lock: moves the state to `WAITING` (`Pending`), or
+/// consumes a permit that appeared meanwhile (`Ready`). Only `EMPTY` and
+/// `NOTIFIED` change without the lock.
+fn enter_waiting(state: &AtomicUsize, mut curr: usize) -> Poll<()> {
     loop {
-        match *state {
-            State::Init => {
-                let curr = notify.state.load(Acquire);
-
-                // A broadcast since our creation counts for us, and leaves a
-                // stored permit to others.
-                if get_calls(curr) != calls {
-                    *state = State::Done;
-                    continue;
+        match get_state(curr) {
+            EMPTY => match state.compare_exchange(
+                set_state(curr, EMPTY),
+                set_state(curr, WAITING),
+                AcqRel,
+                Acquire,
+            ) {
+                Ok(_) => return Poll::Pending,
+                Err(actual) => {
+                    assert_eq!(get_state(actual), NOTIFIED);
+                    curr = actual;
                 }
-
-                // Try to consume a stored permit.
-                if notify
-                    .state
-                    .compare_exchange(
-                        set_state(curr, NOTIFIED),
-                        set_state(curr, EMPTY),
-                        AcqRel,
-                        Acquire,
-                    )
-                    .is_ok()
-                {
-                    *state = State::Done;
-                    continue;
+            },
+            WAITING => return Poll::Pending,
+            NOTIFIED => match state.compare_exchange(
+                set_state(curr, NOTIFIED),
+                set_state(curr, EMPTY),
+                AcqRel,
+                Acquire,
+            ) {
+                Ok(_) => return Poll::Ready(()),
+                Err(actual) => {
+                    assert_eq!(get_state(actual), EMPTY);
+                    curr = actual;
                 }
-
-                // Clone the waker before locking: cloning may run arbitrary
-                // code.
-                let waker = cx.as_mut().map(|cx| cx.waker().clone());
-
-                let mut waiters = notify.waiters.lock();
-                let mut curr = notify.state.load(Acquire);
-                if get_calls(curr) != calls {
-                    *state = State::Done;
-                    continue;
-                }
-
-                // Move to WAITING, unless a permit appeared meanwhile.
-                loop {
-                    match get_state(curr) {
-                        EMPTY => match notify.state.compare_exchange(
-                            set_state(curr, EMPTY),
-                            set_state(curr, WAITING),
-                            AcqRel,
-                            Acquire,
-                        ) {
-                            Ok(_) => break,
-                            Err(actual) => {
-                                assert_eq!(get_state(actual), NOTIFIED);
-                                curr = actual;
-                            }
-                        },
-                        WAITING => break,
-                        NOTIFIED => match notify.state.compare_exchange(
-                            set_state(curr, NOTIFIED),
-                            set_state(curr, EMPTY),
-                            AcqRel,
-                            Acquire,
-                        ) {
-                            Ok(_) => {
-                                *state = State::Done;
-                                drop(waiters);
-                                return Poll::Ready(());
-                            }
-                            Err(actual) => {
-                                assert_eq!(get_state(actual), EMPTY);
-                                curr = actual;
-                            }
-                        },
-                        _ => unreachable!("invalid notify state"),
-                    }
-                }
-
-                let old_waker = waker.and_then(|waker| {
-                    waiter.waker.with_mut(|ptr| {
-                        // SAFETY: we hold the lock that guards the cell.
-                        unsafe { (*ptr).replace(waker) }
-                    })
-                });
-                waiters.push_front(NonNull::from(&*waiter));
-                *state = State::Waiting;
-                drop(waiters);
-                drop(old_waker);
-                return Poll::Pending;
-            }
-            State::Waiting => {
-                // Acquire: pairs with the notifier's Release store.
-                if waiter.notification.load(Acquire) != NOTIFICATION_NONE {
-                    // Unlinked by the notifier: the node is ours again.
-                    // SAFETY: an unlinked node is only touched by its owner.
-                    drop(unsafe { waiter.take_waker() });
-                    waiter.notification.store(NOTIFICATION_NONE, Relaxed);
-                    *state = State::Done;
-                    return Poll::Ready(());
-                }
-
-                let mut waiters = notify.waiters.lock();
-                // Relaxed: notifications are written under this lock.
-                if waiter.notification.load(Relaxed) != NOTIFICATION_NONE {
-                    // SAFETY: unlinked; we also hold the lock.
-                    let old = unsafe { waiter.take_waker() };
-                    waiter.notification.store(NOTIFICATION_NONE, Relaxed);
-                    drop(waiters);
-                    drop(old);
-                    *state = State::Done;
-                    return Poll::Ready(());
-                }
-
-                let curr = notify.state.load(Acquire);
-                if get_calls(curr) != calls {
-                    // A `notify_waiters` is under way and we are in its ring:
-                    // take ourselves out; it counts as notified.
-                    // SAFETY: we hold the lock.
-                    let old = unsafe { waiter.take_waker() };
-                    // SAFETY: the node is in this list or in the ring, whose
-                    // nodes this list's `remove` unlinks correctly.
-                    unsafe { waiters.remove(NonNull::from(&*waiter)) };
-                    drop(waiters);
-                    drop(old);
-                    *state = State::Done;
-                    return Poll::Ready(());
-                }
-
-                // Still waiting: refresh the waker if it changed.
-                let old = cx.as_mut().and_then(|cx| {
-                    let new = cx.waker();
-                    // SAFETY: we hold the lock.
-                    waiter.waker.with_mut(|ptr| unsafe { (*ptr).register(new) })
-                });
-                drop(waiters);
-                drop(old);
-                return Poll::Pending;
-            }
-            State::Done => return Poll::Ready(()),
+            },
+            _ => unreachable!("invalid notify state"),
         }
     }
+}
+
+/// A linked waiter polled again: notified (`Ready`, out of the list), or
+/// still waiting with its waker refreshed.
+fn poll_waiting(
+    notify: &Notify,
+    calls: usize,
+    waiter: Pin<&Waiter>,
+    mut cx: Option<&mut Context<'_>>,
+) -> Poll<()> {
+    // Acquire: pairs with the notifier's Release store.
+    if waiter.notification.load(Acquire) != NOTIFICATION_NONE {
+        // Unlinked by the notifier: the node is ours again.
+        // SAFETY: an unlinked node is only touched by its owner.
+        drop(unsafe { waiter.take_waker() });
+        waiter.notification.store(NOTIFICATION_NONE, Relaxed);
+        return Poll::Ready(());
+    }
+
+    let mut waiters = notify.waiters.lock();
+    // Relaxed: notifications are written under this lock.
+    if waiter.notification.load(Relaxed) != NOTIFICATION_NONE {
+        // SAFETY: unlinked; we also hold the lock.
+        let old = unsafe { waiter.take_waker() };
+        waiter.notification.store(NOTIFICATION_NONE, Relaxed);
+        drop(waiters);
+        drop(old);
+        return Poll::Ready(());
+    }
+
+    let curr = notify.state.load(Acquire);
+    if get_calls(curr) != calls {
+        // A `notify_waiters` is under way and we are in its ring: take
+        // ourselves out; it counts as notified.
+        // SAFETY: we hold the lock.
+        let old = unsafe { waiter.take_waker() };
+        // SAFETY: the node is in this list or in the ring, whose nodes
+        // this list's `remove` unlinks correctly.
+        unsafe { waiters.remove(NonNull::from(&*waiter)) };
+        drop(waiters);
+        drop(old);
+        return Poll::Ready(());
+    }
+
+    // Still waiting: refresh the waker if it changed.
+    let old = cx.as_mut().and_then(|cx| {
+        let new = cx.waker();
+        // SAFETY: we hold the lock.
+        waiter.waker.with_mut(|ptr| unsafe { (*ptr).register(new) })
+    });
+    drop(waiters);
+    drop(old);
+    Poll::Pending
 }
 
 /// A dropped `Notified` leaves the list; a `notify_one` it received but did

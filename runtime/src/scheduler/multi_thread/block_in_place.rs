@@ -19,8 +19,84 @@
 //! closure just runs. Inside a `LocalSet`, or on a current-thread runtime,
 //! it panics with tokio's message.
 
-use super::worker::{run, with_current};
+use super::worker::{Context, run, with_current};
 use crate::{context, coop, scheduler};
+
+/// tokio's message for `block_in_place` where it cannot work.
+const NOT_MULTI_THREAD: &str = "can call blocking only when running on the multi-threaded runtime";
+
+/// Where `block_in_place` was called from.
+enum Caller {
+    /// Outside any runtime, or nested in a `block_in_place`: just run.
+    Outside,
+    /// The multi-thread runtime's `block_on`: leave the runtime to run.
+    BlockOn,
+    /// A worker thread: hand the core away, then leave the runtime.
+    Worker,
+}
+
+/// Where we are, or tokio's panic message where blocking is refused.
+fn caller(maybe_cx: Option<&Context>) -> Result<Caller, &'static str> {
+    match (context::current_enter_context(), maybe_cx.is_some()) {
+        // On a worker thread of this runtime; but not inside a `LocalSet`:
+        // its `!Send` tasks live on this thread, and the worker's core would
+        // move to another (tokio refuses too).
+        (context::EnterRuntime::Entered { .. }, true) if crate::task::local::in_local_set() => {
+            Err(NOT_MULTI_THREAD)
+        }
+        (context::EnterRuntime::Entered { .. }, true) => Ok(Caller::Worker),
+        // Driving a runtime but not as a worker: fine only inside the
+        // multi-thread runtime's `block_on`.
+        (
+            context::EnterRuntime::Entered {
+                allow_block_in_place,
+            },
+            false,
+        ) => {
+            if allow_block_in_place && !crate::task::local::in_local_set() {
+                Ok(Caller::BlockOn)
+            } else {
+                Err(NOT_MULTI_THREAD)
+            }
+        }
+        // Nested `block_in_place` (already set up), or outside any runtime.
+        (context::EnterRuntime::NotEntered, _) => Ok(Caller::Outside),
+    }
+}
+
+/// Gives the worker's core to a new thread, which runs the worker loop
+/// while this one blocks; returns whether there was a core to give (and so
+/// one to take back afterwards).
+fn hand_off_core(cx: &Context) -> bool {
+    // Deferred yields live in this thread's context, not in the core:
+    // queue them before the core leaves.
+    cx.defer.wake();
+
+    // Without a core (already handed away), blocking is fine.
+    let Some(mut core) = cx.core.borrow_mut().take() else {
+        return false;
+    };
+
+    // The LIFO task is not stealable: put it where others can reach it.
+    if let Some(task) = core.lifo_slot.take() {
+        core.run_queue.push_back_or_overflow(
+            task,
+            &cx.worker.handle.shared.inject,
+            &mut core.stats,
+        );
+    }
+    assert!(core.park.is_some());
+
+    // Give the core to a new thread, which runs it while we block.
+    cx.worker.core.set(core);
+    let worker = cx.worker.clone();
+    let spawner = cx.worker.handle.blocking_spawner.clone();
+    let rt = crate::runtime::Handle {
+        inner: scheduler::Handle::MultiThread(cx.worker.handle.clone()),
+    };
+    spawner.spawn_blocking(&rt, move || run(worker));
+    true
+}
 
 #[track_caller]
 pub(crate) fn block_in_place<F, R>(f: F) -> R
@@ -51,87 +127,18 @@ where
         }
     }
 
-    let mut had_entered = false;
-    let mut take_core = false;
-
-    let setup_result = with_current(|maybe_cx| {
-        match (context::current_enter_context(), maybe_cx.is_some()) {
-            (context::EnterRuntime::Entered { .. }, true) => {
-                // On a worker thread of this runtime; but not inside a
-                // `LocalSet`: its `!Send` tasks live on this thread, and the
-                // worker's core would move to another (tokio refuses too).
-                if crate::task::local::in_local_set() {
-                    return Err(
-                        "can call blocking only when running on the multi-threaded runtime",
-                    );
-                }
-                had_entered = true;
-            }
-            (
-                context::EnterRuntime::Entered {
-                    allow_block_in_place,
-                },
-                false,
-            ) => {
-                // Driving a runtime but not as a worker: fine only inside
-                // the multi-thread runtime's `block_on`.
-                if allow_block_in_place && !crate::task::local::in_local_set() {
-                    had_entered = true;
-                    return Ok(());
-                } else {
-                    return Err(
-                        "can call blocking only when running on the multi-threaded runtime",
-                    );
-                }
-            }
-            (context::EnterRuntime::NotEntered, true) => {
-                // Nested `block_in_place`: already set up.
-                return Ok(());
-            }
-            (context::EnterRuntime::NotEntered, false) => {
-                // Outside any runtime: just run the closure.
-                return Ok(());
-            }
-        }
-
-        let cx = maybe_cx.expect("no .is_some() == false cases above should lead here");
-
-        // Deferred yields live in this thread's context, not in the core:
-        // queue them before the core leaves.
-        cx.defer.wake();
-
-        // Without a core (already handed away), blocking is fine.
-        let mut core = match cx.core.borrow_mut().take() {
-            Some(core) => core,
-            None => return Ok(()),
-        };
-
-        // The LIFO task is not stealable: put it where others can reach it.
-        if let Some(task) = core.lifo_slot.take() {
-            core.run_queue.push_back_or_overflow(
-                task,
-                &cx.worker.handle.shared.inject,
-                &mut core.stats,
-            );
-        }
-
-        take_core = true;
-        assert!(core.park.is_some());
-
-        // Give the core to a new thread, which runs it while we block.
-        cx.worker.core.set(core);
-        let worker = cx.worker.clone();
-        let spawner = cx.worker.handle.blocking_spawner.clone();
-        let rt = crate::runtime::Handle {
-            inner: scheduler::Handle::MultiThread(cx.worker.handle.clone()),
-        };
-        spawner.spawn_blocking(&rt, move || run(worker));
-        Ok(())
+    // (left the runtime, core to take back)
+    let setup = with_current(|maybe_cx| {
+        Ok(match caller(maybe_cx)? {
+            Caller::Outside => (false, false),
+            Caller::BlockOn => (true, false),
+            Caller::Worker => (
+                true,
+                hand_off_core(maybe_cx.expect("a worker has a context")),
+            ),
+        })
     });
-
-    if let Err(panic_message) = setup_result {
-        panic!("{}", panic_message);
-    }
+    let (had_entered, take_core) = setup.unwrap_or_else(|message: &str| panic!("{}", message));
 
     if had_entered {
         // Blocking code is not limited by the task budget.

@@ -45,7 +45,7 @@ use crate::util::linked_list::{self, LinkedList};
 
 use std::cell::UnsafeCell;
 use std::marker::PhantomPinned;
-use std::ptr::NonNull;
+
 use std::task::Waker;
 
 /// The largest tick an entry may be due at.
@@ -182,31 +182,11 @@ impl TimerShared {
 /// The wheels' list type.
 pub(crate) type EntryList = LinkedList<TimerLink>;
 
-/// How wheel lists reach an entry's links.
-pub(crate) struct TimerLink;
-
-// SAFETY: `pointers` returns the entry's own links, used only by the list of
-// the wheel it is filed in; entries are pinned while filed.
-unsafe impl linked_list::Link for TimerLink {
-    type Handle = NonNull<TimerShared>;
-    type Target = TimerShared;
-
-    fn as_raw(handle: &NonNull<TimerShared>) -> NonNull<TimerShared> {
-        *handle
-    }
-
-    unsafe fn from_raw(ptr: NonNull<TimerShared>) -> NonNull<TimerShared> {
-        ptr
-    }
-
-    unsafe fn pointers(
-        target: NonNull<TimerShared>,
-    ) -> NonNull<linked_list::Pointers<TimerShared>> {
-        // SAFETY: `target` is live (trait contract); no reference to the
-        // whole entry is created.
-        unsafe { NonNull::new_unchecked(std::ptr::addr_of_mut!((*target.as_ptr()).pointers)) }
-    }
-}
+// How wheel lists reach an entry's links.
+// The list's promise (`__pinned_node_link!`): `pointers` returns the entry's
+// own links, used only by the list of the wheel it is filed in; entries are
+// pinned while filed.
+crate::__pinned_node_link!(pub(crate) TimerLink => TimerShared, pointers);
 
 impl std::fmt::Debug for TimerShared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,6 +1,7 @@
-//! From a `Builder`'s configuration to a running `Runtime`: the driver
-//! (I/O and time), the blocking pool, the scheduler on top of them, and the
-//! default worker count. `builder.rs` holds the configuration API.
+//! Assembling a runtime: from a `Builder`'s configuration to a running
+//! `Runtime` (the driver for I/O and time, the blocking pool, the scheduler
+//! on top of them, and the default worker count). `builder.rs` holds the
+//! configuration API.
 
 use crate::runtime::{Builder, Runtime};
 

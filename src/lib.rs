@@ -82,8 +82,36 @@ pub mod channel {
 pub mod sync {
     //! Synchronization primitives for use in asynchronous contexts.
     //!
-    //! (The primitives land with the `volt-sync` and `volt-channel`
-    //! crates.)
+    //! The locks and the semaphore (`Mutex`, `RwLock`, `Semaphore`,
+    //! `Notify`, `Barrier`, `OnceCell`, `SetOnce`) come from the
+    //! `volt-sync` crate; the message-passing channels (`mpsc`, `oneshot`,
+    //! `watch`, `broadcast`) from `volt-channel`. Both are re-exported here
+    //! under tokio's paths. For a multi-producer, multi-consumer channel,
+    //! see [`volt::channel`](crate::channel).
+    //!
+    //! ```
+    //! use std::sync::Arc;
+    //! use volt::sync::{mpsc, Mutex};
+    //!
+    //! # #[volt::main(flavor = "current_thread")]
+    //! # async fn main() {
+    //! let total = Arc::new(Mutex::new(0));
+    //! let (tx, mut rx) = mpsc::channel(8);
+    //! for i in 1..=3 {
+    //!     let (total, tx) = (total.clone(), tx.clone());
+    //!     volt::spawn(async move {
+    //!         *total.lock().await += i;
+    //!         tx.send(i).await.unwrap();
+    //!     });
+    //! }
+    //! drop(tx);
+    //! let mut seen = 0;
+    //! while rx.recv().await.is_some() {
+    //!     seen += 1;
+    //! }
+    //! assert_eq!((seen, *total.lock().await), (3, 6));
+    //! # }
+    //! ```
     #[doc(inline)]
     pub use volt_sync::*;
 

@@ -511,10 +511,10 @@ fn runtime_dropped_with_one_pending_sleep() {
 
 #[test]
 fn aborted_waiters_leave_intrusive_lists_intact() {
-    // Regression: a task's future used to be moved out of the task before
-    // being dropped on abort/shutdown, so intrusive nodes (timer entries,
-    // semaphore and Notify waiters) unlinked a copy and left a dangling
-    // node behind. Abort tasks parked on each, then use each again.
+    // A task's future is dropped in place on abort and shutdown: intrusive
+    // nodes (timer entries, semaphore and Notify waiters) must unlink
+    // themselves from where they are linked, not from a moved copy. Abort
+    // tasks parked on each, then use each again.
     let rt = rt(2);
     rt.block_on(async {
         let sem = Arc::new(volt::sync::Semaphore::new(0));

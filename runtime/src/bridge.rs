@@ -17,7 +17,7 @@
 //!   message when called from a thread that drives a runtime;
 //! * the intrusive [`LinkedList`] for zero-allocation waiter queues, and the
 //!   [`loom`] shim so their protocols can be model-checked;
-//! * with `tracing`, [`trace`]: the resource and async-op spans
+//! * with `tracing`, `trace`: the resource and async-op spans
 //!   tokio-console reads.
 //!
 //! This module is public only for the workspace's crates; it is hidden from

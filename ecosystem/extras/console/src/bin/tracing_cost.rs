@@ -13,8 +13,13 @@ fn per_op(n: u32, t: Instant) -> f64 {
 fn main() {
     // A subscriber is installed (so callsites are evaluated) but enables
     // nothing.
-    tracing_subscriber::fmt().with_max_level(tracing::Level::ERROR).init();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::ERROR)
+        .init();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     const N: u32 = 100_000;
     rt.block_on(async {
         for round in 0..2 {

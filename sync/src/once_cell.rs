@@ -233,6 +233,17 @@ impl<T> OnceCell<T> {
         unsafe { &mut *self.value.with_mut(|ptr| (*ptr).as_mut_ptr()) }
     }
 
+    /// The initializer's permit; `None` once the value is set (the
+    /// semaphore is closed). Tries the lock-free path first, so the first
+    /// `get_or_init` of a fresh cell builds no `Acquire` future.
+    async fn acquire_permit(&self) -> Option<SemaphorePermit<'_>> {
+        match self.semaphore.try_acquire() {
+            Ok(permit) => Some(permit),
+            Err(TryAcquireError::NoPermits) => self.semaphore.acquire().await.ok(),
+            Err(TryAcquireError::Closed) => None,
+        }
+    }
+
     fn set_value(&self, value: T, permit: SemaphorePermit<'_>) -> &T {
         // SAFETY: we hold the only permit, so we are the only writer, and no
         // reader reads before `value_set` is true.
@@ -352,15 +363,15 @@ impl<T> OnceCell<T> {
             // SAFETY: initialized.
             return unsafe { self.get_unchecked() };
         }
-        match self.semaphore.acquire().await {
-            Ok(permit) => {
+        match self.acquire_permit().await {
+            Some(permit) => {
                 debug_assert!(!self.initialized());
                 // A panic or cancellation in `f` drops the permit: the next
                 // waiter tries.
                 let value = f().await;
                 self.set_value(value, permit)
             }
-            Err(_) => {
+            None => {
                 debug_assert!(self.initialized());
                 // SAFETY: the semaphore is closed only once the value is set.
                 unsafe { self.get_unchecked() }
@@ -402,15 +413,15 @@ impl<T> OnceCell<T> {
             // SAFETY: initialized.
             return Ok(unsafe { self.get_unchecked() });
         }
-        match self.semaphore.acquire().await {
-            Ok(permit) => {
+        match self.acquire_permit().await {
+            Some(permit) => {
                 debug_assert!(!self.initialized());
                 match f().await {
                     Ok(value) => Ok(self.set_value(value, permit)),
                     Err(e) => Err(e),
                 }
             }
-            Err(_) => {
+            None => {
                 debug_assert!(self.initialized());
                 // SAFETY: the semaphore is closed only once the value is set.
                 Ok(unsafe { self.get_unchecked() })
@@ -499,5 +510,26 @@ impl<T> SetError<T> {
             SetError::AlreadyInitializedError(_) => false,
             SetError::InitializingError(_) => true,
         }
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::OnceCell;
+    use crate::bridge::loom::sync::Arc;
+    use loom::future::block_on;
+    use loom::thread;
+
+    /// Two initializers race: one runs, the other waits (or finds the
+    /// value), and both return the same value.
+    #[test]
+    fn racing_initializers_agree() {
+        loom::model(|| {
+            let cell = Arc::new(OnceCell::new());
+            let c = cell.clone();
+            let other = thread::spawn(move || *block_on(c.get_or_init(|| async { 1 })));
+            let mine = *block_on(cell.get_or_init(|| async { 2 }));
+            assert_eq!(mine, other.join().unwrap());
+        });
     }
 }

@@ -171,3 +171,17 @@ fn list_waiter_completing_on_a_spurious_poll() {
         drop(first);
     });
 }
+
+/// `close` with nobody queued skips the wake-ups (invariant 1): an
+/// acquirer that is about to queue must still see the close and fail,
+/// never sleep.
+#[test]
+fn close_with_no_waiter_racing_a_queueing_acquire() {
+    loom::model(|| {
+        let sem = Arc::new(Semaphore::new(0));
+        let s = sem.clone();
+        let closer = thread::spawn(move || s.close());
+        assert!(block_on(sem.acquire(1)).is_err());
+        closer.join().unwrap();
+    });
+}

@@ -448,8 +448,14 @@ impl Semaphore {
     pub(crate) fn close(&self) {
         let mut waiters = self.waiters.lock();
         // Release: waiters that see CLOSED see everything before the close.
-        self.permits.fetch_or(CLOSED, Release);
+        let prev = self.permits.fetch_or(CLOSED, Release);
         waiters.closed = true;
+        if prev & WAITERS == 0 {
+            // Invariant 1: nobody is queued (in the slot or the list), and
+            // whoever queues from now on does so under this mutex and
+            // sees `closed`. Nothing to wake.
+            return;
+        }
 
         let mut wakers = WakeList::new();
         loop {

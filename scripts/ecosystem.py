@@ -163,8 +163,8 @@ def main():
     serve_to_curl(os.path.join(volt_target, "debug", "eco-service"))
 
     print("== tokio-console: console-subscriber, read back through its gRPC API")
-    ok, out = cargo(["run", "-p", "eco-console"], ECO, volt_target + "-unstable", env=UNSTABLE,
-                    check=False, quiet=True)
+    ok, out = cargo(["run", "-p", "eco-console", "--bin", "eco-console"], ECO,
+                    volt_target + "-unstable", env=UNSTABLE, check=False, quiet=True)
     print("\n".join("  " + l for l in out.splitlines()
                     if l.startswith(("tasks named", "resources", "wakes", "FAILED", "console"))))
     if not ok or "every check passed" not in out:

@@ -29,7 +29,7 @@
 use super::chan::{Flavor, RecvOp, SendOp};
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::ring::{PopError, PushError, Ring};
-use super::wait::{leave_passing_on, poll_wait};
+use super::wait::poll_wait;
 use super::waiters::{Place, WaitQueue, claimed};
 use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
@@ -183,15 +183,11 @@ impl<T> Flavor<T> for Bounded<T> {
     }
 
     fn cancel_send(&self, op: Pin<&mut SendOp<T>>) {
-        let this = op.project();
-        leave_passing_on(&self.send_waiters, *this.place, this.waiter.as_ref().node());
-        *this.place = Place::None;
+        op.leave(&self.send_waiters);
     }
 
     fn cancel_recv(&self, op: Pin<&mut RecvOp<T>>) {
-        let this = op.project();
-        leave_passing_on(&self.recv_waiters, *this.place, this.waiter.as_ref().node());
-        *this.place = Place::None;
+        op.leave(&self.recv_waiters);
     }
 
     fn close(&self) -> bool {

@@ -23,7 +23,8 @@ use super::bounded::Bounded;
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::small::{SMALL_MAX_CAP, Small};
 use super::unbounded::Unbounded;
-use super::waiters::{Place, RecvWaiter, SendWaiter, Waiter};
+use super::wait::leave_passing_on;
+use super::waiters::{Place, RecvWaiter, SendWaiter, WaitQueue, Waiter};
 use super::zero::Zero;
 use crate::bridge::loom::sync::atomic::AtomicUsize;
 
@@ -113,6 +114,15 @@ impl<T> SendOp<T> {
     pub(crate) fn is_idle(&self) -> bool {
         self.place == Place::None && self.ticket == NO_TICKET
     }
+
+    /// Leaves `queue` (if it waits there), passing on a notification it
+    /// did not use.
+    #[inline]
+    pub(crate) fn leave(self: Pin<&mut Self>, queue: &WaitQueue) {
+        let this = self.project();
+        leave_passing_on(queue, *this.place, this.waiter.as_ref().node());
+        *this.place = Place::None;
+    }
 }
 
 impl<T> RecvOp<T> {
@@ -127,6 +137,15 @@ impl<T> RecvOp<T> {
     #[inline(always)]
     pub(crate) fn is_idle(&self) -> bool {
         self.place == Place::None
+    }
+
+    /// Leaves `queue` (if it waits there), passing on a notification it
+    /// did not use.
+    #[inline]
+    pub(crate) fn leave(self: Pin<&mut Self>, queue: &WaitQueue) {
+        let this = self.project();
+        leave_passing_on(queue, *this.place, this.waiter.as_ref().node());
+        *this.place = Place::None;
     }
 }
 

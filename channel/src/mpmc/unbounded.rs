@@ -10,7 +10,7 @@ use super::chan::{Flavor, RecvOp, SendOp};
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::list::List;
 use super::ring::PopError;
-use super::wait::{leave_passing_on, poll_wait};
+use super::wait::poll_wait;
 use super::waiters::{Place, WaitQueue, claimed};
 use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
@@ -104,9 +104,7 @@ impl<T> Flavor<T> for Unbounded<T> {
     }
 
     fn cancel_recv(&self, op: Pin<&mut RecvOp<T>>) {
-        let this = op.project();
-        leave_passing_on(&self.recv_waiters, *this.place, this.waiter.as_ref().node());
-        *this.place = Place::None;
+        op.leave(&self.recv_waiters);
     }
 
     fn close(&self) -> bool {

@@ -199,9 +199,7 @@ impl<T> Flavor<T> for Zero<T> {
     }
 
     fn cancel_recv(&self, op: Pin<&mut RecvOp<T>>) {
-        let this = op.project();
-        leave_passing_on(&self.recv_waiters, *this.place, this.waiter.as_ref().node());
-        *this.place = Place::None;
+        op.leave(&self.recv_waiters);
     }
 
     fn close(&self) -> bool {

@@ -517,11 +517,25 @@ impl Drop for WaitingGuard<'_> {
 
 /// `Receiver::try_recv` on the receiver's parts (so `recv` can hold a
 /// `Notified` borrowed from `shared` meanwhile).
+///
+/// The look at our slot is inlined into the caller; the rest (nothing new,
+/// lagged, closed) is a call.
+#[inline]
 fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvError> {
     let pos = *next;
     if let Some(v) = take_if_there(shared, next, pos) {
         return Ok(v);
     }
+    try_recv_not_there(shared, next, pos)
+}
+
+/// `try_recv` when the slot does not hold position `pos`.
+#[inline(never)]
+fn try_recv_not_there<T: Clone>(
+    shared: &Shared<T>,
+    next: &mut u64,
+    pos: u64,
+) -> Result<T, TryRecvError> {
     // Not our position: nothing new, or overwritten. "Nothing new" is the
     // common case of a waiting receiver: the published tail says so
     // without the tail lock. (No wake-up is lost by not locking: the slot
@@ -561,6 +575,7 @@ fn try_recv<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvEr
 /// the position consumed and the slot's count already taken, so the
 /// receiver goes on with the next value and the stored one is still
 /// dropped by its last reader (the unwind drops it here).
+#[inline]
 fn take_if_there<T: Clone>(shared: &Shared<T>, next: &mut u64, pos: u64) -> Option<T> {
     let slot = shared.slot(pos);
     let mut inner = slot.inner.lock();

@@ -29,9 +29,8 @@
 use super::chan::{Flavor, RecvOp, SendOp};
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::ring::{PopError, PushError, Ring};
-use super::wait::poll_wait;
+use super::wait::{poll_wait, wake_all_after_close};
 use super::waiters::{Place, WaitQueue, claimed};
-use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -193,12 +192,7 @@ impl<T> Flavor<T> for Bounded<T> {
     fn close(&self) -> bool {
         let closed = self.ring.close();
         if closed {
-            // Dekker, as for a push: the closed bit is published; fence;
-            // then look at the waiters (the CASes of `notify_all` are not
-            // enough on their own: a failed CAS is only a relaxed load).
-            fence(SeqCst);
-            self.recv_waiters.notify_all();
-            self.send_waiters.notify_all();
+            wake_all_after_close(&[&self.recv_waiters, &self.send_waiters]);
         }
         closed
     }

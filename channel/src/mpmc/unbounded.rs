@@ -10,9 +10,8 @@ use super::chan::{Flavor, RecvOp, SendOp};
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::list::List;
 use super::ring::PopError;
-use super::wait::poll_wait;
+use super::wait::{poll_wait, wake_all_after_close};
 use super::waiters::{Place, WaitQueue, claimed};
-use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -110,9 +109,7 @@ impl<T> Flavor<T> for Unbounded<T> {
     fn close(&self) -> bool {
         let closed = self.list.close();
         if closed {
-            // Dekker, as in the bounded flavor's close.
-            fence(SeqCst);
-            self.recv_waiters.notify_all();
+            wake_all_after_close(&[&self.recv_waiters]);
         }
         closed
     }

@@ -78,3 +78,15 @@ pub(super) fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>
         queue.notify_one();
     }
 }
+
+/// Wakes every waiter in `queues` after the channel's closed bit was
+/// published: the closer's half of Dekker (closed; fence; look at the
+/// waiters). The fence is needed here: a failed CAS in `notify_all` is
+/// only a relaxed load.
+#[cold]
+pub(super) fn wake_all_after_close(queues: &[&WaitQueue]) {
+    fence(SeqCst);
+    for queue in queues {
+        queue.notify_all();
+    }
+}

@@ -16,7 +16,7 @@
 use super::chan::{Flavor, NO_TICKET, RecvOp, SendOp};
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::ring::{PopError, PushError, Ring};
-use super::wait::{leave_passing_on, poll_wait};
+use super::wait::{leave_passing_on, poll_wait, wake_all_after_close};
 use super::waiters::{Place, WaitQueue, claimed};
 use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
@@ -205,11 +205,11 @@ impl<T> Flavor<T> for Zero<T> {
     fn close(&self) -> bool {
         let closed = self.ring.close();
         if closed {
-            // Dekker, as in the bounded flavor's close.
-            fence(SeqCst);
-            self.recv_waiters.notify_all();
-            self.send_waiters.notify_all();
-            self.handoff_waiters.notify_all();
+            wake_all_after_close(&[
+                &self.recv_waiters,
+                &self.send_waiters,
+                &self.handoff_waiters,
+            ]);
         }
         closed
     }

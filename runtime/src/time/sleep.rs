@@ -406,10 +406,8 @@ impl Future for Sleep {
 
     fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
         let coop = ready!(coop::poll_proceed(cx));
-        let trace: *const SleepTrace = &self.trace;
-        // SAFETY: `trace` points into `self`, which outlives the call, and
-        // `poll_elapsed` never touches that field.
-        let ret = unsafe { &*trace }.poll(|| self.poll_elapsed(cx));
+        let scope = self.trace.enter_poll();
+        let ret = scope.done(self.poll_elapsed(cx));
         if ret.is_ready() {
             coop.made_progress();
         }
@@ -439,15 +437,28 @@ impl SleepTrace {
     fn duration(&self, _deadline: Instant) {}
 
     #[inline(always)]
-    fn poll<R>(&self, f: impl FnOnce() -> Poll<R>) -> Poll<R> {
-        f()
+    fn enter_poll(&self) -> NoScope {
+        NoScope
+    }
+}
+
+/// Without `tracing`, a poll enters no span.
+#[cfg(not(feature = "tracing"))]
+struct NoScope;
+
+#[cfg(not(feature = "tracing"))]
+impl NoScope {
+    #[inline(always)]
+    fn done<R>(self, res: Poll<R>) -> Poll<R> {
+        res
     }
 }
 
 #[cfg(feature = "tracing")]
 impl SleepTrace {
-    fn poll<R>(&self, f: impl FnOnce() -> Poll<R>) -> Poll<R> {
-        self.op.poll("poll_elapsed", f)
+    /// The spans of one poll (owned: the poll borrows the `Sleep`).
+    fn enter_poll(&self) -> crate::util::trace::PollScope {
+        self.op.enter_poll("poll_elapsed")
     }
 
     #[track_caller]

@@ -205,6 +205,42 @@ mod enabled {
             );
             res
         }
+
+        /// [`poll`](Self::poll) for an owner that must be borrowed mutably
+        /// while it polls (`Sleep`): the spans are entered through clones,
+        /// so the guard borrows nothing; [`PollScope::done`] reports the
+        /// result. (tokio's `Sleep` enters clones the same way.)
+        pub fn enter_poll(&self, op_name: &'static str) -> PollScope {
+            let resource = self.resource.clone().entered();
+            PollScope {
+                _poll: self.poll.clone().entered(),
+                _resource: resource,
+                op_name,
+            }
+        }
+    }
+
+    /// One poll inside an [`AsyncOp`]'s spans ([`AsyncOp::enter_poll`]).
+    /// The fields drop in order: the poll span is left before the
+    /// resource's.
+    #[derive(Debug)]
+    pub struct PollScope {
+        _poll: tracing::span::EnteredSpan,
+        _resource: tracing::span::EnteredSpan,
+        op_name: &'static str,
+    }
+
+    impl PollScope {
+        /// Reports `res` as the poll op's result (inside the spans, which
+        /// are left when `self` drops on return).
+        pub fn done<R>(self, res: Poll<R>) -> Poll<R> {
+            tracing::trace!(
+                target: "runtime::resource::poll_op",
+                op_name = self.op_name,
+                is_ready = res.is_ready(),
+            );
+            res
+        }
     }
 
     pin_project_lite::pin_project! {

@@ -36,7 +36,7 @@ pub use crate::util::waker_slot::WakerSlot;
 /// The instrumentation tokio-console reads (`util::trace`).
 #[cfg(feature = "tracing")]
 pub mod trace {
-    pub use crate::util::trace::{AsyncOp, Resource, Traced, async_op};
+    pub use crate::util::trace::{AsyncOp, PollScope, Resource, Traced, async_op};
 }
 
 use std::future::Future;

@@ -4,10 +4,10 @@
 //! primitives carry no cost and no `cfg` at every use.
 
 #[cfg(feature = "tracing")]
-pub use volt_runtime::bridge::trace::{AsyncOp, Resource, async_op};
+pub use volt_runtime::bridge::trace::{AsyncOp, PollScope, Resource, async_op};
 
 #[cfg(not(feature = "tracing"))]
-pub use disabled::{AsyncOp, Resource, async_op};
+pub use disabled::{AsyncOp, PollScope, Resource, async_op};
 
 #[cfg(not(feature = "tracing"))]
 mod disabled {
@@ -39,6 +39,22 @@ mod disabled {
             f: impl FnOnce() -> std::task::Poll<R>,
         ) -> std::task::Poll<R> {
             f()
+        }
+
+        #[inline(always)]
+        pub fn enter_poll(&self, _op_name: &'static str) -> PollScope {
+            PollScope
+        }
+    }
+
+    /// No spans entered.
+    #[derive(Debug)]
+    pub struct PollScope;
+
+    impl PollScope {
+        #[inline(always)]
+        pub fn done<R>(self, res: std::task::Poll<R>) -> std::task::Poll<R> {
+            res
         }
     }
 

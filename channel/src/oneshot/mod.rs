@@ -629,10 +629,10 @@ impl<T> Future for Receiver<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let op: *const trace::AsyncOp = &this.op;
-        // SAFETY: `op` points into `this`, which outlives the call;
-        // `poll_recv` never touches that field.
-        unsafe { &*op }.poll("poll_recv", || this.poll_recv(cx))
+        // Owned guards (span clones, as tokio's receiver takes them):
+        // `poll_recv` borrows the whole receiver.
+        let scope = this.op.enter_poll("poll_recv");
+        scope.done(this.poll_recv(cx))
     }
 }
 

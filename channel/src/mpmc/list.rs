@@ -350,6 +350,71 @@ impl<T> List<T> {
         }
     }
 
+    /// Pops the oldest value, for a list with one consumer (mpsc).
+    ///
+    /// With one consumer nobody else moves `head` or reads a slot, so
+    /// there is no claim: a written slot is taken with a load of its
+    /// `WRITE` bit and a store of `head`, and a block is freed as soon as
+    /// its last slot is read (no `READ`/`DESTROY` marks). Only an unwritten
+    /// slot needs the emptiness check of [`pop`](Self::pop): the fence and
+    /// the comparison with `tail` tell "nothing sent" from "a sender has
+    /// claimed the slot and is writing it" (then we wait for the write).
+    ///
+    /// # Safety
+    ///
+    /// Every pop of this list is a `pop_single`, and no two run at the same
+    /// time (the caller holds the one receiver by `&mut`).
+    pub(crate) unsafe fn pop_single(&self) -> Result<T, PopError> {
+        // Relaxed: only we store `head` (the stores are Release for `len`).
+        let head = self.head.index.load(Relaxed);
+        // Acquire: the first push publishes the first block here.
+        let mut block = self.head.block.load(Acquire);
+        // Never the sentinel: we step over it when we leave a block.
+        let offset = (head >> SHIFT) % LAP;
+        // SAFETY: a non-null head block is live until we free it (below).
+        if block.is_null() || !unsafe { (*block).has(offset, WRITE, Acquire) } {
+            // SeqCst fence: the emptiness check of `pop`, one half of the
+            // Dekker pair with the senders' `SeqCst` claims.
+            fence(SeqCst);
+            let tail = self.tail.index.load(Relaxed);
+            if head >> SHIFT == tail >> SHIFT {
+                return Err(if tail & MARK_BIT != 0 {
+                    PopError::Closed
+                } else {
+                    PopError::Empty
+                });
+            }
+            // A sender has claimed the slot; it may still be installing
+            // the first block, or writing.
+            let mut backoff = Backoff::new();
+            while block.is_null() {
+                backoff.snooze();
+                block = self.head.block.load(Acquire);
+            }
+            // SAFETY: as above.
+            unsafe { (*block).wait_write(offset) };
+        }
+        // SAFETY: the slot is written (WRITE seen, Acquire) and only we
+        // read slots; the block is live (we have not left it).
+        let value = unsafe { (*block).values[offset].with(|p| (*p).assume_init_read()) };
+        if offset + 1 == BLOCK_CAP {
+            // SAFETY: the block is live; its last slot's sender links the
+            // next block before it writes the slot.
+            let next = unsafe { (*block).wait_next() };
+            self.head.block.store(next, Release);
+            // Past the last slot and the sentinel. Release: `len` reads it.
+            self.head.index.store(head + (2 << SHIFT), Release);
+            // SAFETY: every slot of the block is written and read, so every
+            // sender that claimed one is done with it (its last access is
+            // the `WRITE` mark we saw), and no other reader exists: ours.
+            drop(unsafe { Box::from_raw(block) });
+        } else {
+            // Release: `len` reads it.
+            self.head.index.store(head + (1 << SHIFT), Release);
+        }
+        Ok(value)
+    }
+
     /// Marks the list closed; true if this call closed it.
     pub(crate) fn close(&self) -> bool {
         // SeqCst: seen by the receivers' fenced emptiness check.

@@ -123,6 +123,76 @@ fn list_crosses_blocks_and_counts() {
     assert_eq!(list.pop(), Err(PopError::Closed));
 }
 
+#[test]
+fn list_single_consumer_pop_crosses_blocks_and_counts() {
+    let list = List::new();
+    // SAFETY: this list is only popped here, by `pop_single`, on this thread.
+    let pop = || unsafe { list.pop_single() };
+    assert_eq!(pop(), Err(PopError::Empty));
+    for round in 0..3 {
+        for i in 0..100 {
+            list.push(round * 1000 + i).unwrap();
+            assert_eq!(list.len(), i + 1);
+        }
+        for i in 0..100 {
+            assert_eq!(pop(), Ok(round * 1000 + i));
+            assert_eq!(list.len(), 99 - i);
+        }
+        assert_eq!(pop(), Err(PopError::Empty));
+    }
+}
+
+#[test]
+fn list_single_consumer_pop_against_senders() {
+    // Two sender threads, one consumer: every value once, each sender's
+    // in order, blocks freed behind the consumer (Miri checks the frees).
+    const N: usize = if cfg!(miri) { 64 } else { 10_000 };
+    let list = StdArc::new(List::new());
+    let senders: Vec<_> = (0..2)
+        .map(|s| {
+            let list = list.clone();
+            std::thread::spawn(move || {
+                for i in 0..N {
+                    list.push((s, i)).unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut next = [0; 2];
+    while next != [N, N] {
+        // SAFETY: the only consumer.
+        match unsafe { list.pop_single() } {
+            Ok((s, i)) => {
+                assert_eq!(i, next[s]);
+                next[s] += 1;
+            }
+            Err(e) => {
+                assert_eq!(e, PopError::Empty);
+                std::thread::yield_now();
+            }
+        }
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+}
+
+#[test]
+fn list_single_consumer_leftovers_drop_with_the_list() {
+    let drops = StdArc::new(AtomicUsize::new(0));
+    let list = List::new();
+    for _ in 0..70 {
+        assert!(list.push(Counted(drops.clone())).is_ok());
+    }
+    for _ in 0..40 {
+        // SAFETY: the only consumer.
+        assert!(unsafe { list.pop_single() }.is_ok());
+    }
+    assert_eq!(drops.load(SeqCst), 40);
+    drop(list);
+    assert_eq!(drops.load(SeqCst), 70);
+}
+
 struct Counted(StdArc<AtomicUsize>);
 
 impl Drop for Counted {

@@ -209,29 +209,47 @@ impl<T> Chan<T> {
     }
 
     /// Pops a value (giving its capacity back).
-    pub(super) fn try_pop(&self) -> Option<T> {
-        let value = self.list.pop().ok()?;
+    ///
+    /// # Safety
+    ///
+    /// Receiver side: the caller holds the one receiver by `&mut` (or drops
+    /// it), so no two pops run at once. The same holds for every method
+    /// below marked `unsafe`.
+    pub(super) unsafe fn try_pop(&self) -> Option<T> {
+        // SAFETY: one consumer, by this function's contract.
+        let value = unsafe { self.list.pop_single() }.ok()?;
         self.release_permit();
         Some(value)
     }
 
     /// `try_recv`: `Err(true)` when the channel is finished and empty.
-    pub(super) fn try_recv(&self) -> Result<T, bool> {
-        if let Some(v) = self.try_pop() {
+    ///
+    /// # Safety
+    ///
+    /// Receiver side (see [`try_pop`](Self::try_pop)).
+    pub(super) unsafe fn try_recv(&self) -> Result<T, bool> {
+        // SAFETY: receiver side, by our contract.
+        if let Some(v) = unsafe { self.try_pop() } {
             return Ok(v);
         }
         if self.is_finished() {
             // A last push may have landed just before the end was seen.
-            return self.try_pop().ok_or(true);
+            // SAFETY: as above.
+            return unsafe { self.try_pop() }.ok_or(true);
         }
         Err(false)
     }
 
     /// The receiver's poll.
-    pub(super) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    ///
+    /// # Safety
+    ///
+    /// Receiver side (see [`try_pop`](Self::try_pop)).
+    pub(super) unsafe fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let coop = ready!(bridge::poll_proceed(cx));
         for attempt in 0..2 {
-            match self.try_recv() {
+            // SAFETY: receiver side, by our contract.
+            match unsafe { self.try_recv() } {
                 Ok(v) => {
                     coop.made_progress();
                     return Poll::Ready(Some(v));
@@ -254,7 +272,11 @@ impl<T> Chan<T> {
 
     /// `recv_many`: waits for one value, then takes what is there, up to
     /// `limit` in all.
-    pub(super) fn poll_recv_many(
+    ///
+    /// # Safety
+    ///
+    /// Receiver side (see [`try_pop`](Self::try_pop)).
+    pub(super) unsafe fn poll_recv_many(
         &self,
         cx: &mut Context<'_>,
         buffer: &mut Vec<T>,
@@ -263,14 +285,16 @@ impl<T> Chan<T> {
         if limit == 0 {
             return Poll::Ready(0);
         }
-        let Some(first) = ready!(self.poll_recv(cx)) else {
+        // SAFETY: receiver side, by our contract.
+        let Some(first) = ready!(unsafe { self.poll_recv(cx) }) else {
             return Poll::Ready(0);
         };
         buffer.reserve(limit.min(self.len() + 1));
         buffer.push(first);
         let mut n = 1;
         while n < limit {
-            match self.try_pop() {
+            // SAFETY: as above.
+            match unsafe { self.try_pop() } {
                 Some(v) => {
                     buffer.push(v);
                     n += 1;
@@ -288,11 +312,16 @@ impl<T> Chan<T> {
     /// The receiver is dropped: close, let go of its waker (it may keep a
     /// task's memory alive), and drop what is left, every value even if
     /// one's `Drop` panics.
-    pub(super) fn rx_drop(&self) {
+    ///
+    /// # Safety
+    ///
+    /// Receiver side (see [`try_pop`](Self::try_pop)), once.
+    pub(super) unsafe fn rx_drop(&self) {
         struct Drain<'a, T>(&'a Chan<T>);
         impl<T> Drop for Drain<'_, T> {
             fn drop(&mut self) {
-                while self.0.try_pop().is_some() {}
+                // SAFETY: the receiver is being dropped: the only consumer.
+                while unsafe { self.0.try_pop() }.is_some() {}
             }
         }
         self.close();
@@ -301,7 +330,8 @@ impl<T> Chan<T> {
         // panic unwinds (a second panic then aborts, as any panic during
         // unwinding does).
         let guard = Drain(self);
-        while self.try_pop().is_some() {}
+        // SAFETY: receiver side, by our contract.
+        while unsafe { self.try_pop() }.is_some() {}
         std::mem::forget(guard);
     }
 

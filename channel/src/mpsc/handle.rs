@@ -98,9 +98,27 @@ pub(super) struct Rx<T> {
     pub(super) chan: Arc<Chan<T>>,
 }
 
+// The receiver's operations take `&mut self`: that is what makes it the
+// channel's one consumer, which the list's single-consumer pop needs.
 impl<T> Rx<T> {
     pub(super) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(cx)
+        // SAFETY: `&mut self`: the one receiver, not shared.
+        unsafe { self.chan.poll_recv(cx) }
+    }
+
+    pub(super) fn try_recv(&mut self) -> Result<T, bool> {
+        // SAFETY: as above.
+        unsafe { self.chan.try_recv() }
+    }
+
+    pub(super) fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        // SAFETY: as above.
+        unsafe { self.chan.poll_recv_many(cx, buffer, limit) }
     }
 
     pub(super) fn sender_strong_count(&self) -> usize {
@@ -114,6 +132,7 @@ impl<T> Rx<T> {
 
 impl<T> Drop for Rx<T> {
     fn drop(&mut self) {
-        self.chan.rx_drop();
+        // SAFETY: the one receiver, dropped once.
+        unsafe { self.chan.rx_drop() };
     }
 }

@@ -68,3 +68,42 @@ fn concurrent_permit_returns_after_close_end_the_channel() {
         assert!(senders.0.is_closed() && senders.1.is_closed());
     });
 }
+
+/// A sender crosses a block boundary (2 slots per block under loom) while
+/// the one receiver takes values with the single-consumer pop and frees
+/// each block behind it: every value arrives once, in order.
+#[test]
+fn single_consumer_pop_crosses_blocks() {
+    loom::model(|| {
+        let (tx, mut rx) = unbounded_channel::<u32>();
+        tx.send(1).unwrap();
+        let t = thread::spawn(move || {
+            tx.send(2).unwrap();
+            tx.send(3).unwrap();
+            tx.send(4).unwrap();
+        });
+        let mut got = Vec::new();
+        while let Some(v) = block_on(rx.recv()) {
+            got.push(v);
+        }
+        t.join().unwrap();
+        assert_eq!(got, [1, 2, 3, 4]);
+    });
+}
+
+/// `try_recv` meets a slot that a sender has claimed and not yet written:
+/// it waits for the write (never reports `Empty` past a claimed value,
+/// never reads it early).
+#[test]
+fn try_recv_meets_a_claimed_slot() {
+    loom::model(|| {
+        let (tx, mut rx) = unbounded_channel::<u32>();
+        let t = thread::spawn(move || tx.send(7).unwrap());
+        let first = rx.try_recv();
+        t.join().unwrap();
+        match first {
+            Ok(v) => assert_eq!(v, 7),
+            Err(_) => assert_eq!(rx.try_recv(), Ok(7)),
+        }
+    });
+}

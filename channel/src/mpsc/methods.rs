@@ -39,7 +39,7 @@ macro_rules! rx_methods {
 
         /// Receives a value if one is ready.
         pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-            self.rx.chan.try_recv().map_err(|finished| {
+            self.rx.try_recv().map_err(|finished| {
                 if finished {
                     TryRecvError::Disconnected
                 } else {
@@ -103,7 +103,7 @@ macro_rules! rx_methods {
             buffer: &mut Vec<T>,
             limit: usize,
         ) -> std::task::Poll<usize> {
-            self.rx.chan.poll_recv_many(cx, buffer, limit)
+            self.rx.poll_recv_many(cx, buffer, limit)
         }
 
         /// Number of live strong senders.

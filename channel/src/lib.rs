@@ -24,6 +24,8 @@ pub mod mpsc;
 pub mod oneshot;
 pub mod watch;
 
+mod spin_lock;
+
 use bridge::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// Increments a strong-handle count unless it is zero (a weak handle's

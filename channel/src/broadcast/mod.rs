@@ -18,7 +18,8 @@
 //! # Protocol
 //!
 //! * A ring of `capacity` slots (rounded up to a power of two), each under
-//!   its own small mutex, holding the value, its position `pos` (the send
+//!   its own spin lock ([`SpinLock`]: held to replace a value or to check a
+//!   position and clone a value, never longer), holding the value, its position `pos` (the send
 //!   counter when it was written) and `rem`, how many receivers still have
 //!   to read it (the receivers alive when it was sent). The last reader
 //!   drops the value. `rem` is an atomic written only under the slot lock,
@@ -42,6 +43,7 @@
 use crate::bridge;
 use crate::bridge::loom::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use crate::bridge::loom::sync::{Arc, Mutex};
+use crate::spin_lock::SpinLock;
 use volt_sync::Notify;
 
 use std::fmt;
@@ -119,7 +121,7 @@ struct Slot<T> {
     /// Receivers that still have to read this value. Written only under
     /// `inner`'s lock; read without it by `Sender::len`.
     rem: AtomicUsize,
-    inner: Mutex<SlotInner<T>>,
+    inner: SpinLock<SlotInner<T>>,
 }
 
 struct SlotInner<T> {
@@ -236,7 +238,7 @@ impl<T> Sender<T> {
             .map(|i| {
                 Slot {
                     rem: AtomicUsize::new(0),
-                    inner: Mutex::new(SlotInner {
+                    inner: SpinLock::new(SlotInner {
                         // A lap behind position `i`: "nothing new" for now.
                         pos: (i as u64).wrapping_sub(capacity as u64),
                         val: None,

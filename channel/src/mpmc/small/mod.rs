@@ -4,7 +4,7 @@
 //! operation, so nearly every `send` or `recv` meets a waiter of the other
 //! side. The lock-free ring then pays for its wait queues anyway and spins
 //! at the boundary. This flavor keeps the values and both waiter lists
-//! under one short lock ([`lock::SpinLock`]), and a `send` that finds a
+//! under one short lock ([`SpinLock`](crate::spin_lock::SpinLock)), and a `send` that finds a
 //! receiver waiting *hands* it the value: the value goes straight into the
 //! receive future, whose next poll returns it, with no trip through the
 //! buffer and no second look by another receiver.
@@ -57,15 +57,13 @@
 //!
 //! Wakers are woken with the lock released.
 
-mod lock;
-
 use super::chan::{Flavor, RecvOp, SendOp};
 use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::waiters::{
     NODE_DONE, NODE_LINKED, Node, NodeLink, Place, RecvWaiter, SendWaiter, Waiter,
 };
 use crate::bridge::{LinkedList, WakeList};
-use lock::SpinLock;
+use crate::spin_lock::SpinLock;
 
 use std::collections::VecDeque;
 use std::pin::Pin;

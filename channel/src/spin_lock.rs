@@ -1,15 +1,21 @@
-//! The small-capacity path's lock: spin, then yield.
+//! A lock that spins, then yields: for critical sections of a few dozen
+//! instructions, where parking in the kernel never pays off.
 //!
-//! Every operation on a small channel takes this lock for a few dozen
-//! instructions, so a waiter that spins gets it long before parking in
-//! the kernel would pay off. A waiter pauses 64 to 191 times (a different
-//! count each round, so two waiters do not retry in step), then tries the
-//! lock 8 times back to back, doubling the tries each round; after 16
-//! rounds it also yields its thread, so a preempted holder gets the CPU
-//! back (kanal's schedule; `benches/NOTES.md`, "Channel: the small
-//! flavor's lock", has why). Nothing is ever held across an `await` or a
-//! waker call. Under loom this is loom's `Mutex`, so the models explore
-//! every interleaving of the critical sections.
+//! Users: the small-capacity MPMC flavor (every operation takes its lock)
+//! and broadcast's slots (a send replaces a slot's value; a receiver checks
+//! the slot's position and clones its value). Taking it is one
+//! compare-exchange and giving it back one plain store (a `std` mutex
+//! gives it back with a swap, to learn whether to wake a parked thread,
+//! and checks for poisoning on both sides).
+//!
+//! A waiter pauses 64 to 191 times (a different count each round, so two
+//! waiters do not retry in step), then tries the lock 8 times back to
+//! back, doubling the tries each round; after 16 rounds it also yields its
+//! thread, so a preempted holder gets the CPU back (kanal's schedule;
+//! `benches/NOTES.md`, "Capacities 1 to 4: the small flavor", has why).
+//! Nothing is ever held across an `await` or a waker call. Under loom this
+//! is loom's `Mutex`, so the models explore every interleaving of the
+//! critical sections.
 
 #[cfg(not(loom))]
 pub(crate) use spin::SpinLock;

@@ -146,7 +146,7 @@ fn list_single_consumer_pop_crosses_blocks_and_counts() {
 fn list_single_consumer_pop_against_senders() {
     // Two sender threads, one consumer: every value once, each sender's
     // in order, blocks freed behind the consumer (Miri checks the frees).
-    const N: usize = if cfg!(miri) { 64 } else { 10_000 };
+    const N: usize = if cfg!(miri) { 40 } else { 10_000 };
     let list = StdArc::new(List::new());
     let senders: Vec<_> = (0..2)
         .map(|s| {

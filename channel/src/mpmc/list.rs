@@ -41,6 +41,13 @@
 //! Whoever walks past the end frees the block. A slot's `READ`/`DESTROY`
 //! bits are set with `fetch_or`, so exactly one of the two sides sees the
 //! other's bit.
+//!
+//! # One consumer
+//!
+//! `sync::mpsc` has one receiver, which pops with [`List::pop_single`]:
+//! no claim on `head` (nobody else moves it), no `READ` marks (nobody else
+//! reads), and the block is freed as soon as its last slot is read. A
+//! list is popped either always this way or never.
 
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;

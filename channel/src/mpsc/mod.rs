@@ -11,7 +11,8 @@
 //! # How it works
 //!
 //! See `chan.rs`: values go through `volt::channel`'s lock-free block
-//! list; capacity is a volt-sync `Semaphore`, so senders waiting for room
+//! list, which the one receiver pops without claims or marks (its methods
+//! take `&mut self`, which is what makes it the only consumer); capacity is a volt-sync `Semaphore`, so senders waiting for room
 //! queue FIFO without allocating; the receiver waits behind a Dekker flag,
 //! so a send with nobody waiting touches no waker.
 

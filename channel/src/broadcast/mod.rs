@@ -18,9 +18,10 @@
 //! # Protocol
 //!
 //! * A ring of `capacity` slots (rounded up to a power of two), each under
-//!   its own spin lock ([`SpinLock`]: held to replace a value or to check a
-//!   position and clone a value, never longer), holding the value, its position `pos` (the send
-//!   counter when it was written) and `rem`, how many receivers still have
+//!   its own spin lock (`spin_lock.rs`: held to replace a value, or to
+//!   check a position and clone a value, never longer), holding the value,
+//!   its position `pos` (the send counter when it was written) and `rem`,
+//!   how many receivers still have
 //!   to read it (the receivers alive when it was sent). The last reader
 //!   drops the value. `rem` is an atomic written only under the slot lock,
 //!   so `Sender::len` binary-searches the counters without locking slots.

@@ -21,10 +21,10 @@
 //!   its own spin lock (`spin_lock.rs`: held to replace a value, or to
 //!   check a position and clone a value, never longer), holding the value,
 //!   its position `pos` (the send counter when it was written) and `rem`,
-//!   how many receivers still have
-//!   to read it (the receivers alive when it was sent). The last reader
-//!   drops the value. `rem` is an atomic written only under the slot lock,
-//!   so `Sender::len` binary-searches the counters without locking slots.
+//!   how many receivers still have to read it (the receivers alive when it
+//!   was sent). The last reader drops the value. `rem` is an atomic
+//!   written only under the slot lock, so `Sender::len` binary-searches the
+//!   counters without locking slots.
 //! * The tail lock guards the receiver count and the one atomic word
 //!   `tail_state` that holds the next position to write and the closed
 //!   flag (written only under the lock, so that a receiver with nothing

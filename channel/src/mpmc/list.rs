@@ -281,6 +281,24 @@ impl<T> List<T> {
         }
     }
 
+    /// The receivers' emptiness check at position `head`: the tail index if
+    /// a sender has claimed `head`, else `Empty` (or `Closed`).
+    #[inline(always)]
+    fn tail_past(&self, head: usize) -> Result<usize, PopError> {
+        // SeqCst fence: one half of the Dekker pair with the senders'
+        // `SeqCst` claims (and the waiters' flags, see `waiters.rs`).
+        fence(SeqCst);
+        let tail = self.tail.index.load(Relaxed);
+        if head >> SHIFT == tail >> SHIFT {
+            return Err(if tail & MARK_BIT != 0 {
+                PopError::Closed
+            } else {
+                PopError::Empty
+            });
+        }
+        Ok(tail)
+    }
+
     /// Pops the oldest value.
     pub(crate) fn pop(&self) -> Result<T, PopError> {
         let mut backoff = Backoff::new();
@@ -297,15 +315,7 @@ impl<T> List<T> {
             }
             let mut new_head = head + (1 << SHIFT);
             if new_head & HAS_NEXT == 0 {
-                fence(SeqCst);
-                let tail = self.tail.index.load(Relaxed);
-                if head >> SHIFT == tail >> SHIFT {
-                    return Err(if tail & MARK_BIT != 0 {
-                        PopError::Closed
-                    } else {
-                        PopError::Empty
-                    });
-                }
+                let tail = self.tail_past(head)?;
                 // The tail is in a later block: skip this check until then.
                 if (head >> SHIFT) / LAP != (tail >> SHIFT) / LAP {
                     new_head |= HAS_NEXT;
@@ -380,17 +390,8 @@ impl<T> List<T> {
         let offset = (head >> SHIFT) % LAP;
         // SAFETY: a non-null head block is live until we free it (below).
         if block.is_null() || !unsafe { (*block).has(offset, WRITE, Acquire) } {
-            // SeqCst fence: the emptiness check of `pop`, one half of the
-            // Dekker pair with the senders' `SeqCst` claims.
-            fence(SeqCst);
-            let tail = self.tail.index.load(Relaxed);
-            if head >> SHIFT == tail >> SHIFT {
-                return Err(if tail & MARK_BIT != 0 {
-                    PopError::Closed
-                } else {
-                    PopError::Empty
-                });
-            }
+            // Nothing written here: empty, or a sender is writing it.
+            self.tail_past(head)?;
             // A sender has claimed the slot; it may still be installing
             // the first block, or writing.
             let mut backoff = Backoff::new();

@@ -69,10 +69,11 @@ impl<T> Chan<T> {
         Chan {
             resource,
             list: List::new(),
-            // Not a resource of its own: the channel is. A subscriber that sends through an mpsc channel
-            // while it registers a callsite (console-subscriber does) must
-            // not meet a first-time event in there: tracing would
-            // re-enter its callsite registry and deadlock.
+            // Not a resource of its own: the channel is. A subscriber that
+            // sends through an mpsc channel while it registers a callsite
+            // (console-subscriber does) must not meet a first-time event
+            // in there: tracing would re-enter its callsite registry and
+            // deadlock.
             semaphore: Semaphore::new_untraced(bound),
             bound,
             rx_waker: AtomicWaker::new(),

@@ -12,9 +12,10 @@
 //!
 //! See `chan.rs`: values go through `volt::channel`'s lock-free block
 //! list, which the one receiver pops without claims or marks (its methods
-//! take `&mut self`, which is what makes it the only consumer); capacity is a volt-sync `Semaphore`, so senders waiting for room
-//! queue FIFO without allocating; the receiver waits behind a Dekker flag,
-//! so a send with nobody waiting touches no waker.
+//! take `&mut self`, which is what makes it the only consumer); capacity
+//! is a volt-sync `Semaphore`, so senders waiting for room queue FIFO
+//! without allocating; the receiver waits behind a Dekker flag, so a send
+//! with nobody waiting touches no waker.
 
 mod bounded;
 mod chan;

@@ -4,10 +4,10 @@
 //! operation, so nearly every `send` or `recv` meets a waiter of the other
 //! side. The lock-free ring then pays for its wait queues anyway and spins
 //! at the boundary. This flavor keeps the values and both waiter lists
-//! under one short lock ([`SpinLock`](crate::spin_lock::SpinLock)), and a `send` that finds a
-//! receiver waiting *hands* it the value: the value goes straight into the
-//! receive future, whose next poll returns it, with no trip through the
-//! buffer and no second look by another receiver.
+//! under one short lock ([`SpinLock`](crate::spin_lock::SpinLock)), and a
+//! `send` that finds a receiver waiting *hands* it the value: the value
+//! goes straight into the receive future, whose next poll returns it, with
+//! no trip through the buffer and no second look by another receiver.
 //!
 //! Senders are never robbed: a sender's value moves only in its own poll,
 //! so a `send` dropped before it completed has not sent, as at every

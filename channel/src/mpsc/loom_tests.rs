@@ -91,9 +91,9 @@ fn single_consumer_pop_crosses_blocks() {
     });
 }
 
-/// `try_recv` meets a slot that a sender has claimed and not yet written:
-/// it waits for the write (never reports `Empty` past a claimed value,
-/// never reads it early).
+/// `try_recv` races a send that may have claimed its slot and not yet
+/// written it: the value is read only after its write (loom checks every
+/// access to the slot's cell), and it arrives.
 #[test]
 fn try_recv_meets_a_claimed_slot() {
     loom::model(|| {

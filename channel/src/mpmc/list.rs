@@ -10,9 +10,13 @@
 //! a flag: in `tail`, *closed*; in `head`, *a next block is known to exist*
 //! (so a receiver may skip the emptiness check).
 //!
-//! Each slot has three state bits (`WRITE`, `READ`, `DESTROY`), packed 21
-//! to a 64-bit word at the end of the block, so a queued `u64` costs 8.8
-//! bytes (tokio's mpsc: 9).
+//! Each slot has a `written` flag of its own (one byte) and two state bits
+//! (`READ`, `DESTROY`) packed 32 to a 64-bit word: a queued `u64` costs 9.5
+//! bytes (tokio's mpsc: 9). The flag is a byte apart from the bits because
+//! only its slot's sender writes it: a plain store publishes the value,
+//! where a bit in a shared word would take a locked read-modify-write (one
+//! of four per message, 15-25% of an unbounded channel's throughput;
+//! measured in `benches/NOTES.md`, "Unbounded").
 //!
 //! # Protocol
 //!
@@ -20,11 +24,11 @@
 //! the last slot of a block installs the next block (allocated before the
 //! CAS, so nothing allocates while others wait) and moves `tail` past the
 //! sentinel with `fetch_add` (which keeps a concurrent close's flag). It then
-//! writes its value and sets the slot's `WRITE` bit (Release).
+//! writes its value and stores the slot's `written` flag (Release).
 //!
 //! A receiver checks emptiness (`SeqCst` fence, then compares with
 //! `tail.index`), claims a position by CAS on `head.index`, waits for the
-//! slot's `WRITE` bit if the sender is still writing, and reads the value.
+//! slot's `written` flag if the sender is still writing, and reads the value.
 //!
 //! # Giving memory back
 //!
@@ -52,7 +56,7 @@
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{
-    AtomicPtr, AtomicU64, AtomicUsize, Ordering, Ordering::*, fence,
+    AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering, Ordering::*, fence,
 };
 use crate::mpmc::backoff::Backoff;
 use crate::mpmc::ring::PopError;
@@ -73,28 +77,28 @@ const MARK_BIT: usize = 1;
 const HAS_NEXT: usize = 1;
 const SHIFT: usize = 1;
 
-/// Slot state: the value is written.
-const WRITE: u64 = 1;
 /// Slot state: the value is read.
-const READ: u64 = 2;
+const READ: u64 = 1;
 /// Slot state: the block's destruction reached this slot before its reader
 /// finished; the reader continues it.
-const DESTROY: u64 = 4;
+const DESTROY: u64 = 2;
 /// Bits of slot state per slot.
-const STATE_BITS: usize = 3;
+const STATE_BITS: usize = 2;
 /// Slots whose states share one state word.
 const SLOTS_PER_WORD: usize = 64 / STATE_BITS;
 /// State words per block.
 const STATE_WORDS: usize = BLOCK_CAP.div_ceil(SLOTS_PER_WORD);
 
-/// A block of slots. Slot states are packed, `STATE_BITS` per slot, in a
-/// few words (not one word per slot): with 8-byte values a queued value
-/// costs under 9 bytes. A slot's three bits are only ever changed with
-/// `fetch_or` on its word, so "exactly one side sees the other's bit"
-/// holds per slot as it would with a word of its own.
+/// A block of slots. A slot's `written` flag has only one writer, its
+/// sender, which stores it. The receivers' `READ`/`DESTROY` bits are
+/// packed, `STATE_BITS` per slot, in a word (not one word per slot, to
+/// keep a block small) and only ever changed with `fetch_or` on it, so
+/// "exactly one side sees the other's bit" holds per slot as it would with
+/// a word of its own.
 struct Block<T> {
     next: AtomicPtr<Block<T>>,
     values: [UnsafeCell<MaybeUninit<T>>; BLOCK_CAP],
+    written: [AtomicBool; BLOCK_CAP],
     states: [AtomicU64; STATE_WORDS],
 }
 
@@ -103,6 +107,7 @@ impl<T> Block<T> {
         Box::new(Block {
             next: AtomicPtr::new(ptr::null_mut()),
             values: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
+            written: std::array::from_fn(|_| AtomicBool::new(false)),
             states: std::array::from_fn(|_| AtomicU64::new(0)),
         })
     }
@@ -124,14 +129,14 @@ impl<T> Block<T> {
     /// Sets `bit` in slot `i`'s state; returns the slot's previous state.
     fn set(&self, i: usize, bit: u64, order: Ordering) -> u64 {
         let (word, shift) = self.state(i);
-        (word.fetch_or(bit << shift, order) >> shift) & (WRITE | READ | DESTROY)
+        (word.fetch_or(bit << shift, order) >> shift) & (READ | DESTROY)
     }
 
     /// Waits until the sender that claimed slot `i` has written it.
     fn wait_write(&self, i: usize) {
         let mut backoff = Backoff::new();
-        // Acquire: pairs with the sender's Release `set(WRITE)`.
-        while !self.has(i, WRITE, Acquire) {
+        // Acquire: pairs with the sender's Release store of the flag.
+        while !self.written[i].load(Acquire) {
             backoff.snooze();
         }
     }
@@ -269,7 +274,7 @@ impl<T> List<T> {
                     // SAFETY: claimed by the CAS, so only we write it.
                     block.values[offset].with_mut(|p| unsafe { (*p).write(value) });
                     // Release: publishes the value to its receiver.
-                    block.set(offset, WRITE, Release);
+                    block.written[offset].store(true, Release);
                     return Ok(());
                 }
                 Err(t) => {
@@ -283,8 +288,18 @@ impl<T> List<T> {
 
     /// The receivers' emptiness check at position `head`: the tail index if
     /// a sender has claimed `head`, else `Empty` (or `Closed`).
+    ///
+    /// Only "empty" needs the fence: a tail seen past `head` is a claim
+    /// whatever the ordering, so the fence is skipped when the first look
+    /// finds one (most pops of a busy list).
     #[inline(always)]
     fn tail_past(&self, head: usize) -> Result<usize, PopError> {
+        // Relaxed: the value is published by its slot's `written` flag, which
+        // the pop waits for; this load only finds out whether it may.
+        let tail = self.tail.index.load(Relaxed);
+        if head >> SHIFT != tail >> SHIFT {
+            return Ok(tail);
+        }
         // SeqCst fence: one half of the Dekker pair with the senders'
         // `SeqCst` claims (and the waiters' flags, see `waiters.rs`).
         fence(SeqCst);
@@ -348,7 +363,7 @@ impl<T> List<T> {
                             self.head.index.store(next_index, Release);
                         }
                         (*block).wait_write(offset);
-                        // SAFETY: claimed by the CAS, written (WRITE seen).
+                        // SAFETY: claimed by the CAS, written (flag seen).
                         let value = (*block).values[offset].with(|p| (*p).assume_init_read());
                         if offset + 1 == BLOCK_CAP {
                             Block::destroy(block, 0);
@@ -371,7 +386,7 @@ impl<T> List<T> {
     ///
     /// With one consumer nobody else moves `head` or reads a slot, so
     /// there is no claim: a written slot is taken with a load of its
-    /// `WRITE` bit and a store of `head`, and a block is freed as soon as
+    /// `written` flag and a store of `head`, and a block is freed as soon as
     /// its last slot is read (no `READ`/`DESTROY` marks). Only an unwritten
     /// slot needs the emptiness check of [`pop`](Self::pop): the fence and
     /// the comparison with `tail` tell "nothing sent" from "a sender has
@@ -389,7 +404,7 @@ impl<T> List<T> {
         // Never the sentinel: we step over it when we leave a block.
         let offset = (head >> SHIFT) % LAP;
         // SAFETY: a non-null head block is live until we free it (below).
-        if block.is_null() || !unsafe { (*block).has(offset, WRITE, Acquire) } {
+        if block.is_null() || !unsafe { (*block).written[offset].load(Acquire) } {
             // Nothing written here: empty, or a sender is writing it.
             self.tail_past(head)?;
             // A sender has claimed the slot; it may still be installing
@@ -402,7 +417,7 @@ impl<T> List<T> {
             // SAFETY: as above.
             unsafe { (*block).wait_write(offset) };
         }
-        // SAFETY: the slot is written (WRITE seen, Acquire) and only we
+        // SAFETY: the slot is written (flag seen, Acquire) and only we
         // read slots; the block is live (we have not left it).
         let value = unsafe { (*block).values[offset].with(|p| (*p).assume_init_read()) };
         if offset + 1 == BLOCK_CAP {
@@ -414,7 +429,7 @@ impl<T> List<T> {
             self.head.index.store(head + (2 << SHIFT), Release);
             // SAFETY: every slot of the block is written and read, so every
             // sender that claimed one is done with it (its last access is
-            // the `WRITE` mark we saw), and no other reader exists: ours.
+            // the `written` store we saw), and no other reader exists: ours.
             drop(unsafe { Box::from_raw(block) });
         } else {
             // Release: `len` reads it.

@@ -158,6 +158,28 @@ fn list_crosses_blocks_concurrently() {
     });
 }
 
+/// Unbounded: a receiver polls while a sender pushes. It may see the
+/// sender's claim of the tail before the sender stores the slot's `written`
+/// flag (the emptiness check skips its fence when the first look finds a
+/// claim): it then waits for the flag and reads the value the flag
+/// publishes, never an unwritten slot.
+#[test]
+fn try_recv_meets_a_claimed_unwritten_slot() {
+    loom::model(|| {
+        let (tx, rx) = unbounded::<u32>();
+        let t = thread::spawn(move || tx.try_send(5).unwrap());
+        let v = loop {
+            match rx.try_recv() {
+                Ok(v) => break v,
+                Err(TryRecvError::Empty) => thread::yield_now(),
+                Err(e) => panic!("{e:?}"),
+            }
+        };
+        assert_eq!(v, 5);
+        t.join().unwrap();
+    });
+}
+
 /// Two receivers drain one block (2 slots under loom) at the same time:
 /// the reader of the last slot starts freeing the block, the other may
 /// still be reading its slot and takes the walk over (the `READ` and

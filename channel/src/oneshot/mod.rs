@@ -50,8 +50,11 @@
 //!
 //! # Who frees the block
 //!
-//! The shared block is a plain `Box`, not an `Arc`: its two owners are
-//! counted in the same state word, by two more bits.
+//! The shared block is a plain allocation, not an `Arc`: its two owners
+//! are counted in the same state word, by two more bits. Its memory comes
+//! from, and goes back to, a small per-thread cache of freed blocks
+//! (`cache.rs`), so a channel made where one was just dropped does not
+//! call the allocator.
 //!
 //! * `TX_GONE` / `RX_GONE`: that side has let go of the block and will not
 //!   touch it again. A side lets go with an RMW (AcqRel: its own accesses
@@ -237,8 +240,12 @@ unsafe fn release<T>(ptr: NonNull<Inner<T>>, gone: usize) {
 /// has seen (Acquire) the other side's `*_GONE` bit: nobody else touches it.
 unsafe fn free<T>(ptr: NonNull<Inner<T>>) {
     #[cfg(not(loom))]
-    // SAFETY: allocated by `Box::new` in `channel`; exclusive (contract).
-    drop(unsafe { Box::from_raw(ptr.as_ptr()) });
+    // SAFETY: allocated by `cache::alloc` and written in `channel`;
+    // exclusive (contract), so dropped and given back exactly once.
+    unsafe {
+        std::ptr::drop_in_place(ptr.as_ptr());
+        cache::free(ptr);
+    }
     #[cfg(loom)]
     {
         // SAFETY: exclusive (contract): nobody else touches the cells.
@@ -377,7 +384,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         value_received = false
     );
     let op = resource.async_op("Receiver::await");
-    let inner = Box::new(Inner {
+    let inner = Inner {
         resource,
         state: AtomicUsize::new(0),
         value: UnsafeCell::new(None),
@@ -387,8 +394,17 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         _leak_check: UnsafeCell::new(Some(loom::alloc::Track::new(()))),
         #[cfg(loom)]
         freed: std::sync::atomic::AtomicBool::new(false),
-    });
-    let ptr = NonNull::from(Box::leak(inner));
+    };
+    #[cfg(not(loom))]
+    let ptr = {
+        let ptr = cache::alloc::<Inner<T>>();
+        // SAFETY: fresh memory for an `Inner<T>`, ours alone.
+        unsafe { ptr.as_ptr().write(inner) };
+        ptr
+    };
+    // Loom: a `Box`, so that its leak check sees the block.
+    #[cfg(loom)]
+    let ptr = NonNull::from(Box::leak(Box::new(inner)));
     (
         Sender { inner: Some(ptr) },
         Receiver {
@@ -714,6 +730,9 @@ impl<T> fmt::Debug for Receiver<T> {
             .finish()
     }
 }
+
+#[cfg(not(loom))]
+mod cache;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

@@ -1,5 +1,6 @@
 //! loom models of `Notify`: notify racing registration, a broadcast racing
-//! a new `notified()`, and a notified waiter dropped racing another.
+//! a new `notified()` (the broadcast counts itself without the lock while
+//! nobody waits), and a notified waiter dropped racing another.
 
 use super::*;
 use crate::bridge::loom::sync::Arc;
@@ -48,5 +49,29 @@ fn dropped_notified_waiter_passes_it_on() {
             notify.notify_one();
         }
         waiter.join().unwrap();
+    });
+}
+
+/// A lock-free broadcast (nobody waiting yet) races a first poll that is
+/// entering `WAITING` under the lock, and a `notify_one` storing a permit:
+/// the waiter, created before both, completes; the count is never lost
+/// (a future created after the broadcast is not woken by it).
+#[test]
+fn notify_waiters_without_the_lock_races_registration_and_notify_one() {
+    loom::model(|| {
+        let notify = Arc::new(Notify::new());
+        let fut = notify.notified();
+        let n = notify.clone();
+        let broadcast = thread::spawn(move || n.notify_waiters());
+        let n = notify.clone();
+        let one = thread::spawn(move || n.notify_one());
+        block_on(fut);
+        broadcast.join().unwrap();
+        one.join().unwrap();
+        // At most the one permit of `notify_one` is left, never a
+        // broadcast: two new futures cannot both be ready.
+        let mut a = Box::pin(notify.notified());
+        let mut b = Box::pin(notify.notified());
+        assert!(!(a.as_mut().enable() && b.as_mut().enable()));
     });
 }

@@ -11,8 +11,11 @@
 //!   `notify_last` with nobody waiting).
 //!
 //! Waiters are intrusive nodes inside the `Notified` futures, in a list
-//! behind a mutex (newest at the front). Leaving `WAITING` requires the
-//! lock; entering or leaving `NOTIFIED` is a CAS that needs no lock.
+//! behind a mutex (newest at the front). Entering or leaving `WAITING`
+//! requires the lock; entering or leaving `NOTIFIED`, and counting a
+//! `notify_waiters` call while nobody waits, is a CAS that needs no lock.
+//! So while the state is `WAITING` only the lock holder changes the word
+//! (it may store it); otherwise every change is a CAS of the whole word.
 //!
 //! # Protocol
 //!
@@ -22,7 +25,8 @@
 //!   waiter, mark it notified and wake it after unlocking.
 //! * A `Notified` future's first poll consumes a stored permit with a CAS,
 //!   or, under the lock, moves the state to `WAITING` and links itself.
-//! * `notify_waiters` bumps the call counter, moves the whole list behind a
+//! * `notify_waiters` with nobody waiting bumps the call counter by CAS.
+//!   Otherwise it bumps it under the lock, moves the whole list behind a
 //!   guard node on its stack, and wakes those waiters in batches, releasing
 //!   the lock between batches. Waiters created before the call see the
 //!   counter change and complete even if they were never polled; waiters
@@ -375,12 +379,29 @@ impl Notify {
     /// # });
     /// ```
     pub fn notify_waiters(&self) {
+        let mut curr = self.state.load(Acquire);
+        // Nobody waits: only count the call (futures created before it but
+        // not yet polled see the count change), without the lock. The CAS
+        // fails if a waiter has entered `WAITING` meanwhile; while the
+        // state is `WAITING` only lock holders change the word.
+        while let EMPTY | NOTIFIED = get_state(curr) {
+            // AcqRel: a waiter that sees the new count sees what came
+            // before this call.
+            match self
+                .state
+                .compare_exchange(curr, inc_calls(curr), AcqRel, Acquire)
+            {
+                Ok(_) => return,
+                Err(actual) => curr = actual,
+            }
+        }
+
         let mut waiters = self.waiters.lock();
         let curr = self.state.load(Acquire);
 
         if matches!(get_state(curr), EMPTY | NOTIFIED) {
-            // Nobody waits: only count the call (futures created before it
-            // but not yet polled see the count change).
+            // The last waiter left before we locked: as above, but no
+            // waiter can enter `WAITING` while we hold the lock.
             self.state.fetch_add(1 << CALLS_SHIFT, AcqRel);
             return;
         }
@@ -463,14 +484,17 @@ fn notify_locked(
 ) -> Option<Waker> {
     match get_state(curr) {
         EMPTY | NOTIFIED => {
-            // A permit; the state may change concurrently only between
-            // EMPTY and NOTIFIED (lock-free), never to WAITING.
-            if let Err(actual) =
+            // A permit. Without the lock the word may change meanwhile
+            // between EMPTY and NOTIFIED, and its call count may grow
+            // (`notify_waiters`), but it never enters WAITING: a CAS loop
+            // keeps both.
+            let mut curr = curr;
+            while let Err(actual) =
                 state.compare_exchange(curr, set_state(curr, NOTIFIED), AcqRel, Acquire)
             {
                 let actual_state = get_state(actual);
                 assert!(actual_state == EMPTY || actual_state == NOTIFIED);
-                state.store(set_state(actual, NOTIFIED), Release);
+                curr = actual;
             }
             None
         }

@@ -394,7 +394,7 @@ fn poll_init(
     if get_calls(curr) != calls {
         return Poll::Ready(());
     }
-    if enter_waiting(&notify.state, curr).is_ready() {
+    if enter_waiting(&notify.state, curr, calls).is_ready() {
         drop(waiters);
         return Poll::Ready(());
     }
@@ -412,10 +412,14 @@ fn poll_init(
 }
 
 /// Under the waiters' lock: moves the state to `WAITING` (`Pending`), or
-/// consumes a permit that appeared meanwhile (`Ready`). Only `EMPTY` and
-/// `NOTIFIED` change without the lock.
-fn enter_waiting(state: &AtomicUsize, mut curr: usize) -> Poll<()> {
+/// is done because a permit or a `notify_waiters` call (the count moved
+/// past `calls`, the waiter's creation) appeared meanwhile (`Ready`). Only
+/// `EMPTY` and `NOTIFIED`, and the count, change without the lock.
+fn enter_waiting(state: &AtomicUsize, mut curr: usize, calls: usize) -> Poll<()> {
     loop {
+        if get_calls(curr) != calls {
+            return Poll::Ready(());
+        }
         match get_state(curr) {
             EMPTY => match state.compare_exchange(
                 set_state(curr, EMPTY),
@@ -425,7 +429,7 @@ fn enter_waiting(state: &AtomicUsize, mut curr: usize) -> Poll<()> {
             ) {
                 Ok(_) => return Poll::Pending,
                 Err(actual) => {
-                    assert_eq!(get_state(actual), NOTIFIED);
+                    assert_ne!(get_state(actual), WAITING);
                     curr = actual;
                 }
             },
@@ -438,7 +442,7 @@ fn enter_waiting(state: &AtomicUsize, mut curr: usize) -> Poll<()> {
             ) {
                 Ok(_) => return Poll::Ready(()),
                 Err(actual) => {
-                    assert_eq!(get_state(actual), EMPTY);
+                    assert_ne!(get_state(actual), WAITING);
                     curr = actual;
                 }
             },

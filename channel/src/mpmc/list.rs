@@ -208,7 +208,41 @@ impl<T> List<T> {
     }
 
     /// Pushes `value`; gives it back if the list is closed.
+    ///
+    /// Inlined: the common case, a slot before the last of an installed
+    /// block claimed at the first try, is the slow path's first round with
+    /// nothing else to do (no block to install, no retry).
+    #[inline]
     pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        // Acquire: as in `push_slow`.
+        let tail = self.tail.index.load(Acquire);
+        let block = self.tail.block.load(Acquire);
+        let offset = (tail >> SHIFT) % LAP;
+        // Not closed, not the last slot or the sentinel, first block there.
+        if tail & MARK_BIT == 0 && offset + 1 < BLOCK_CAP && !block.is_null() {
+            // SeqCst: as in `push_slow`.
+            if self
+                .tail
+                .index
+                .compare_exchange_weak(tail, tail + (1 << SHIFT), SeqCst, Relaxed)
+                .is_ok()
+            {
+                // SAFETY: as in `push_slow`: `block` is `tail`'s block (the
+                // block pointer moves only while `tail` is at the sentinel),
+                // live (our slot is unread), and the slot is ours.
+                let block = unsafe { &*block };
+                // SAFETY: claimed by the CAS, so only we write it.
+                block.values[offset].with_mut(|p| unsafe { (*p).write(value) });
+                // Release: publishes the value to its receiver.
+                block.written[offset].store(true, Release);
+                return Ok(());
+            }
+        }
+        self.push_slow(value)
+    }
+
+    #[inline(never)]
+    fn push_slow(&self, value: T) -> Result<(), T> {
         let mut backoff = Backoff::new();
         // Acquire: the block pointer read with it must be initialized.
         let mut tail = self.tail.index.load(Acquire);
@@ -396,7 +430,37 @@ impl<T> List<T> {
     ///
     /// Every pop of this list is a `pop_single`, and no two run at the same
     /// time (the caller holds the one receiver by `&mut`).
+    #[inline]
     pub(crate) unsafe fn pop_single(&self) -> Result<T, PopError> {
+        // The common case inlined: a written slot before the last of its
+        // block (no block to leave).
+        // Relaxed: only we store `head` (the stores are Release for `len`).
+        let head = self.head.index.load(Relaxed);
+        // Acquire: the first push publishes the first block here.
+        let block = self.head.block.load(Acquire);
+        let offset = (head >> SHIFT) % LAP;
+        if offset + 1 < BLOCK_CAP
+            && !block.is_null()
+            // SAFETY: a non-null head block is live until we leave it.
+            && unsafe { (*block).written[offset].load(Acquire) }
+        {
+            // SAFETY: written (flag seen, Acquire), and only we read slots.
+            let value = unsafe { (*block).values[offset].with(|p| (*p).assume_init_read()) };
+            // Release: `len` reads it.
+            self.head.index.store(head + (1 << SHIFT), Release);
+            return Ok(value);
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.pop_single_slow() }
+    }
+
+    /// [`pop_single`](Self::pop_single) from the start.
+    ///
+    /// # Safety
+    ///
+    /// As for `pop_single`.
+    #[inline(never)]
+    unsafe fn pop_single_slow(&self) -> Result<T, PopError> {
         // Relaxed: only we store `head` (the stores are Release for `len`).
         let head = self.head.index.load(Relaxed);
         // Acquire: the first push publishes the first block here.

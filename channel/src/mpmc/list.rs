@@ -227,9 +227,9 @@ impl<T> List<T> {
                 .compare_exchange_weak(tail, tail + (1 << SHIFT), SeqCst, Relaxed)
                 .is_ok()
             {
-                // SAFETY: as in `push_slow`: `block` is `tail`'s block (the
-                // block pointer moves only while `tail` is at the sentinel),
-                // live (our slot is unread), and the slot is ours.
+                // As in `push_slow`, `block` is `tail`'s block (the block
+                // pointer moves only while `tail` is at the sentinel).
+                // SAFETY: it is live: our slot in it is unread.
                 let block = unsafe { &*block };
                 // SAFETY: claimed by the CAS, so only we write it.
                 block.values[offset].with_mut(|p| unsafe { (*p).write(value) });

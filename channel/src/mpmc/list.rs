@@ -491,9 +491,10 @@ impl<T> List<T> {
             self.head.block.store(next, Release);
             // Past the last slot and the sentinel. Release: `len` reads it.
             self.head.index.store(head + (2 << SHIFT), Release);
-            // SAFETY: every slot of the block is written and read, so every
-            // sender that claimed one is done with it (its last access is
-            // the `written` store we saw), and no other reader exists: ours.
+            // Every slot of the block is written and read, so every sender
+            // that claimed one is done with it (its last access is the
+            // `written` store we saw), and no other reader exists.
+            // SAFETY: so the block is ours alone, from `Box::into_raw`.
             drop(unsafe { Box::from_raw(block) });
         } else {
             // Release: `len` reads it.

@@ -21,12 +21,24 @@
 //! * `state` holds a version, counted in steps of 2, and the `CLOSED` bit
 //!   (bit 0), set when the last sender goes. A send bumps the version while
 //!   it still holds the write lock, so a reader holding the read lock sees
-//!   the version that matches the value it reads.
+//!   the version that matches the value it reads. Only two parties write
+//!   `state`: a sender under the write lock, and the last sender's drop,
+//!   which no send overlaps (every other sender is gone). So the bump is a
+//!   load and a store, not a read-modify-write.
 //! * Each receiver remembers the version it has seen; `changed()` returns
-//!   when the version differs. Waiting receivers sleep on a [`Notify`]
-//!   (`notify_rx`): they enable their `Notified` *before* looking at the
-//!   version, so a send between the look and the sleep is not missed.
-//!   Senders in `closed()` sleep on `notify_tx` the same way.
+//!   when the version differs, at a first look that takes no lock.
+//!   Otherwise the receiver counts itself in `waiting`, enables a
+//!   `Notified` of `notify_rx` (a [`Notify`]) and looks again under the
+//!   read lock. A send reads `waiting` under the write lock and calls
+//!   `notify_waiters` only when it is not zero. The lock orders the two
+//!   looks: if the receiver's locked look came first, its count (made
+//!   before it) is seen by the send, which then wakes its `Notified`
+//!   (enabled before it); if the send came first, the look sees its
+//!   version. A send with no receiver waiting touches no waiter list.
+//! * The last sender's drop sets `CLOSED` and always calls
+//!   `notify_waiters`: a receiver whose `Notified` was created before that
+//!   call is woken, one created after it sees `CLOSED`. Senders in
+//!   `closed()` sleep on `notify_tx` the same way.
 
 use crate::bridge;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
@@ -86,6 +98,8 @@ const VERSION_STEP: usize = 2;
 struct Shared<T> {
     value: RwLock<T>,
     state: AtomicUsize,
+    /// Receivers in `changed()` past its first look (they may sleep).
+    waiting: AtomicUsize,
     rx_count: AtomicUsize,
     tx_count: AtomicUsize,
     notify_rx: Notify,
@@ -117,15 +131,44 @@ impl<T> Shared<T> {
     }
 
     async fn changed(&self, version: &mut usize) -> Result<(), RecvError> {
+        // First look, no lock: a value not seen yet, or closed.
+        if let Some(res) = self.maybe_changed(version) {
+            return res;
+        }
+        let _waiting = Waiting::count(&self.waiting);
         loop {
             let mut notified = pin!(self.notify_rx.notified());
-            // Enabled before the look: a send after it wakes us.
+            // Enabled before the locked look: a send whose locked section
+            // follows the look sees `waiting` and wakes it.
             notified.as_mut().enable();
-            if let Some(res) = self.maybe_changed(version) {
+            let res = {
+                let _order = self.value.read();
+                self.maybe_changed(version)
+            };
+            if let Some(res) = res {
                 return res;
             }
             notified.await;
         }
+    }
+}
+
+/// A receiver counted in `Shared::waiting` while it lives.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn count(waiting: &'a AtomicUsize) -> Self {
+        // Relaxed: the read lock taken after it (its release) orders it
+        // before the next send's locked read of `waiting`.
+        waiting.fetch_add(1, Relaxed);
+        Waiting(waiting)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        // Relaxed: a send that still sees this count only wakes in vain.
+        self.0.fetch_sub(1, Relaxed);
     }
 }
 
@@ -148,6 +191,7 @@ pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
     let shared = Arc::new(Shared {
         value: RwLock::new(init),
         state: AtomicUsize::new(0),
+        waiting: AtomicUsize::new(0),
         rx_count: AtomicUsize::new(1),
         tx_count: AtomicUsize::new(1),
         notify_rx: Notify::new(),
@@ -340,22 +384,35 @@ impl<T> Sender<T> {
     /// `modify` returns `true`. If `modify` panics, the change does not
     /// count as a new version (the panic is passed on).
     pub fn send_if_modified<F: FnOnce(&mut T) -> bool>(&self, modify: F) -> bool {
-        {
-            let mut lock = self.shared.value.write();
+        let shared = &*self.shared;
+        let waiting = {
+            let mut lock = shared.value.write();
             match panic::catch_unwind(AssertUnwindSafe(|| modify(&mut lock))) {
                 Ok(false) => return false,
                 Ok(true) => {
-                    // Release: a receiver that sees the new version (and
-                    // then takes the read lock) reads the new value.
-                    self.shared.state.fetch_add(VERSION_STEP, Release);
+                    // Under the write lock no other send runs, and the last
+                    // sender's drop (the one other writer) cannot overlap
+                    // this send: a load and a store. Release: a receiver
+                    // that sees the new version (then takes the read lock)
+                    // reads the new value.
+                    let state = shared.state.load(Relaxed);
+                    shared
+                        .state
+                        .store(state.wrapping_add(VERSION_STEP), Release);
+                    // Relaxed: the lock orders a receiver's count before
+                    // its locked look; a look before this section has its
+                    // count seen here.
+                    shared.waiting.load(Relaxed)
                 }
                 Err(payload) => {
                     drop(lock);
                     panic::resume_unwind(payload);
                 }
             }
+        };
+        if waiting != 0 {
+            shared.notify_rx.notify_waiters();
         }
-        self.shared.notify_rx.notify_waiters();
         true
     }
 
@@ -503,6 +560,52 @@ mod loom_tests {
             t.join().unwrap();
             assert!(block_on(rx.changed()).is_err());
             assert_eq!(*rx.borrow(), 1);
+        });
+    }
+
+    /// A receiver that saw the first of two sends waits for the second:
+    /// the second send's locked section either follows the receiver's
+    /// locked look (and sees it counted) or precedes it (and the look
+    /// sees its version).
+    #[test]
+    fn second_send_wakes_a_receiver_that_saw_the_first() {
+        loom::model(|| {
+            let (tx, mut rx) = channel(0u32);
+            let t = thread::spawn(move || {
+                tx.send(1).unwrap();
+                tx.send(2).unwrap();
+                // Kept until the receiver is done: no close to wake it.
+                tx
+            });
+            block_on(rx.changed()).unwrap();
+            if *rx.borrow_and_update() == 1 {
+                block_on(rx.changed()).unwrap();
+            }
+            assert_eq!(*rx.borrow_and_update(), 2);
+            drop(t.join().unwrap());
+        });
+    }
+
+    /// Two receivers waiting at once are both woken by one send, the
+    /// sender holding on so that no close wakes them instead.
+    #[test]
+    fn one_send_wakes_two_waiting_receivers() {
+        loom::model(|| {
+            let (tx, rx1) = channel(0u32);
+            let mut rx2 = rx1.clone();
+            let t = thread::spawn(move || {
+                let mut rx1 = rx1;
+                block_on(rx1.changed()).unwrap();
+                assert_eq!(*rx1.borrow(), 1);
+            });
+            let s = thread::spawn(move || {
+                tx.send(1).unwrap();
+                tx
+            });
+            block_on(rx2.changed()).unwrap();
+            assert_eq!(*rx2.borrow(), 1);
+            t.join().unwrap();
+            drop(s.join().unwrap());
         });
     }
 

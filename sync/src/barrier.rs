@@ -132,7 +132,11 @@ impl Barrier {
                 state.generation += 1;
                 trace::state!(self.resource, arrived = 0usize, arrived.op = "override");
                 drop(state);
-                self.notify.notify_waiters();
+                // The other `n - 1` arrivals of this generation wait (or
+                // were cancelled): with `n == 1` there is nobody to wake.
+                if self.n > 1 {
+                    self.notify.notify_waiters();
+                }
                 return BarrierWaitResult(true);
             }
             // Created under the lock: the leader's broadcast comes later.

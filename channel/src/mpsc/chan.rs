@@ -122,6 +122,7 @@ impl<T> Chan<T> {
     /// Gives back one unit of capacity (a received value or an unused
     /// permit). After a close, the receiver may be waiting for the last
     /// outstanding permit to come back.
+    #[inline]
     pub(super) fn release_permit(&self) {
         if self.bound > 0 {
             self.semaphore.add_permits(1);
@@ -230,7 +231,26 @@ impl<T> Chan<T> {
     /// # Safety
     ///
     /// Receiver side (see [`try_pop`](Self::try_pop)).
+    #[inline]
     pub(super) unsafe fn try_recv(&self) -> Result<T, bool> {
+        // The common case inlined into the caller (a value there); the
+        // rest is a call of its own.
+        // SAFETY: one consumer, by our contract.
+        if let Ok(value) = unsafe { self.list.pop_single() } {
+            self.release_permit();
+            return Ok(value);
+        }
+        // SAFETY: receiver side, by our contract.
+        unsafe { self.try_recv_slow() }
+    }
+
+    /// `try_recv` once its first look found nothing.
+    ///
+    /// # Safety
+    ///
+    /// Receiver side (see [`try_pop`](Self::try_pop)).
+    #[inline(never)]
+    unsafe fn try_recv_slow(&self) -> Result<T, bool> {
         // SAFETY: receiver side, by our contract.
         if let Some(v) = unsafe { self.try_pop() } {
             return Ok(v);

@@ -468,6 +468,7 @@ impl<T> Sender<T> {
     /// drop(rx);
     /// assert_eq!(tx.send(7), Err(7));
     /// ```
+    #[inline]
     pub fn send(mut self, t: T) -> Result<(), T> {
         let ptr = self.inner.take().expect("sender used after send");
         // `inner` is `None`: dropping `self` would do nothing.
@@ -643,6 +644,7 @@ impl<T> Receiver<T> {
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         // Owned guards (span clones, as tokio's receiver takes them):
@@ -653,6 +655,7 @@ impl<T> Future for Receiver<T> {
 }
 
 impl<T> Receiver<T> {
+    #[inline]
     fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, RecvError>> {
         let this = self;
         let inner = this.inner().expect("called after complete");

@@ -86,6 +86,43 @@ async fn barrier_releases_in_generations_with_one_leader_each() {
     assert_eq!(leaders.load(SeqCst), 20);
 }
 
+#[volt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn barrier_with_more_tasks_than_n_releases_them_n_at_a_time() {
+    let barrier = Arc::new(Barrier::new(4));
+    let entered = Arc::new(AtomicUsize::new(0));
+    let tasks: Vec<_> = (0..12)
+        .map(|_| {
+            let (b, e) = (barrier.clone(), entered.clone());
+            volt::spawn(async move {
+                e.fetch_add(1, SeqCst);
+                let leader = b.wait().await.is_leader();
+                // Whoever leaves, a whole generation has arrived.
+                assert!(e.load(SeqCst) >= 4);
+                leader
+            })
+        })
+        .collect();
+    let mut leaders = 0;
+    for t in tasks {
+        leaders += usize::from(t.await.unwrap());
+    }
+    assert_eq!(leaders, 3);
+}
+
+#[volt::test]
+async fn barrier_counts_a_cancelled_wait_as_arrived() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let barrier = Barrier::new(2);
+    {
+        let mut wait = std::pin::pin!(barrier.wait());
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(wait.as_mut().poll(&mut cx).is_pending());
+    }
+    // As tokio's: the dropped wait arrived, so this one leads.
+    assert!(barrier.wait().await.is_leader());
+}
+
 #[volt::test]
 async fn barrier_of_zero_is_a_barrier_of_one() {
     assert!(Barrier::new(0).wait().await.is_leader());

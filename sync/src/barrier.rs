@@ -1,13 +1,26 @@
 //! `Barrier`: tasks wait until `n` of them have arrived.
 //!
-//! Arrivals are counted under a small mutex. The `n`-th arrival (the
-//! leader) resets the count, bumps the generation and wakes everyone with
-//! `Notify::notify_waiters`. A waiter creates its `Notified` future while it
-//! still holds the mutex, so the leader's broadcast, which needs the mutex
-//! first, cannot be missed.
+//! `arrivals` counts every arrival the barrier has ever had (a `u64`:
+//! at one arrival per nanosecond it lasts five centuries). An arrival
+//! takes its number `i` with one `fetch_add`; its generation is `i / n`,
+//! and arrival `i` with `i % n == n - 1` is that generation's leader,
+//! which returns at once and wakes the others with
+//! `Notify::notify_waiters`. A waiter's generation is over once
+//! `arrivals` reaches `(i / n + 1) * n`.
+//!
+//! A waiter creates its `Notified` *before* its `fetch_add`. The leader's
+//! `fetch_add` comes after every other arrival of its generation in the
+//! counter's order and reads their writes (Acquire, through the chain of
+//! read-modify-writes), so each waiter's `Notified` exists before the
+//! leader's `notify_waiters` and is woken by it. A waiter woken by an
+//! earlier generation's leader (its `Notified` was created just before
+//! that call) finds its generation not over and waits again, with a new
+//! `Notified` created before it looks. (The loom models below do not
+//! reach that case: it takes a third task arriving between a leader's
+//! count and its broadcast.)
 
 use crate::Notify;
-use crate::bridge::loom::sync::Mutex;
+use crate::bridge::loom::sync::atomic::{AtomicU64, Ordering::*};
 use crate::trace;
 
 use std::fmt;
@@ -48,17 +61,12 @@ use std::fmt;
 /// # });
 /// ```
 pub struct Barrier {
-    state: Mutex<BarrierState>,
+    /// Arrivals since the barrier was created (module docs).
+    arrivals: AtomicU64,
     notify: Notify,
     n: usize,
     /// tokio-console's view of it (feature `tracing`; zero-sized without).
     resource: trace::Resource,
-}
-
-#[derive(Debug)]
-struct BarrierState {
-    arrived: usize,
-    generation: usize,
 }
 
 impl Barrier {
@@ -82,10 +90,7 @@ impl Barrier {
         trace::state!(resource, size = n, arrived = 0usize);
         Barrier {
             resource,
-            state: Mutex::new(BarrierState {
-                arrived: 0,
-                generation: 1,
-            }),
+            arrivals: AtomicU64::new(0),
             notify: Notify::new(),
             n,
         }
@@ -122,35 +127,40 @@ impl Barrier {
     }
 
     async fn wait_inner(&self) -> BarrierWaitResult {
-        let (generation, notified) = {
-            let mut state = self.state.lock();
-            let generation = state.generation;
-            state.arrived += 1;
-            trace::state!(self.resource, arrived = 1usize, arrived.op = "add");
-            if state.arrived == self.n {
-                state.arrived = 0;
-                state.generation += 1;
-                trace::state!(self.resource, arrived = 0usize, arrived.op = "override");
-                drop(state);
-                // The other `n - 1` arrivals of this generation wait (or
-                // were cancelled): with `n == 1` there is nobody to wake.
-                if self.n > 1 {
-                    self.notify.notify_waiters();
-                }
-                return BarrierWaitResult(true);
-            }
-            // Created under the lock: the leader's broadcast comes later.
-            (generation, self.notify.notified())
-        };
-        let mut notified = std::pin::pin!(notified);
+        // `usize` fits in `u64` on every target Rust supports.
+        let n = self.n as u64;
+        if n == 1 {
+            // Every arrival leads its own generation; nobody waits.
+            // AcqRel: as below.
+            self.arrivals.fetch_add(1, AcqRel);
+            trace::state!(self.resource, arrived = 0usize, arrived.op = "override");
+            return BarrierWaitResult(true);
+        }
+        // Created before this arrival counts: the leader's broadcast,
+        // after its own count, reaches it (module docs).
+        let mut notified = std::pin::pin!(self.notify.notified());
+        // AcqRel: the leader reads every earlier arrival's write (Acquire);
+        // waiters read the leader's (their Acquire load below).
+        let i = self.arrivals.fetch_add(1, AcqRel);
+        if i % n == n - 1 {
+            trace::state!(self.resource, arrived = 0usize, arrived.op = "override");
+            self.notify.notify_waiters();
+            return BarrierWaitResult(true);
+        }
+        trace::state!(self.resource, arrived = 1usize, arrived.op = "add");
+        let over = (i / n + 1) * n;
         loop {
             notified.as_mut().await;
-            if self.state.lock().generation > generation {
+            // Acquire: pairs with the leader's `fetch_add`.
+            if self.arrivals.load(Acquire) >= over {
                 return BarrierWaitResult(false);
             }
-            // Not ours (cannot happen with a single broadcast per
-            // generation, but stay correct if it did): wait again.
+            // Woken by an earlier generation's leader: wait again, the
+            // new `Notified` created before the look.
             notified.set(self.notify.notified());
+            if self.arrivals.load(Acquire) >= over {
+                return BarrierWaitResult(false);
+            }
         }
     }
 }
@@ -182,5 +192,51 @@ impl BarrierWaitResult {
     /// ```
     pub fn is_leader(&self) -> bool {
         self.0
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use crate::bridge::loom::sync::Arc;
+    use loom::future::block_on;
+    use loom::thread;
+
+    /// Two arrivals: one leads, the other is woken.
+    #[test]
+    fn two_arrivals_one_leader() {
+        loom::model(|| {
+            let barrier = Arc::new(Barrier::new(2));
+            let b = barrier.clone();
+            let t = thread::spawn(move || block_on(b.wait()).is_leader());
+            let here = block_on(barrier.wait()).is_leader();
+            assert!(here ^ t.join().unwrap());
+        });
+    }
+
+    /// Two generations back to back: a waiter of the second may be woken
+    /// by the first's leader and must wait again; nobody leaves the second
+    /// before both have arrived at it.
+    #[test]
+    fn two_generations_one_leader_each() {
+        use crate::bridge::loom::sync::atomic::AtomicUsize;
+        loom::model(|| {
+            let barrier = Arc::new(Barrier::new(2));
+            let second_arrivals = Arc::new(AtomicUsize::new(0));
+            let run = {
+                let (barrier, second_arrivals) = (barrier.clone(), second_arrivals.clone());
+                move || {
+                    let first = block_on(barrier.wait()).is_leader();
+                    second_arrivals.fetch_add(1, Relaxed);
+                    let second = block_on(barrier.wait()).is_leader();
+                    // Relaxed: the barrier's own ordering must make it 2.
+                    assert_eq!(second_arrivals.load(Relaxed), 2);
+                    u8::from(first) + u8::from(second)
+                }
+            };
+            let t = thread::spawn(run.clone());
+            let here = run();
+            assert_eq!(here + t.join().unwrap(), 2);
+        });
     }
 }

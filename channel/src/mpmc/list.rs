@@ -349,10 +349,80 @@ impl<T> List<T> {
     }
 
     /// Pops the oldest value.
+    ///
+    /// The common case is inlined into the caller: a slot before the last
+    /// of its block, claimed at the first try, seen past `head` without
+    /// the fence, written already. Anything else starts over out of line.
+    /// (The block is touched only after the claim: before it, another
+    /// receiver may have read the block's last slot and freed it.)
+    #[inline]
     pub(crate) fn pop(&self) -> Result<T, PopError> {
+        let head = self.head.index.load(Acquire);
+        let block = self.head.block.load(Acquire);
+        let offset = (head >> SHIFT) % LAP;
+        if offset + 1 >= BLOCK_CAP || block.is_null() {
+            return self.pop_slow(head, block);
+        }
+        let mut new_head = head + (1 << SHIFT);
+        if head & HAS_NEXT == 0 {
+            // Relaxed: as in `tail_past`, whose fence only "empty" needs.
+            let tail = self.tail.index.load(Relaxed);
+            if head >> SHIFT == tail >> SHIFT {
+                // Empty, or a claim not seen yet: the fenced check decides.
+                return self.pop_slow(head, block);
+            }
+            // The tail is in a later block: skip this check until then.
+            if (head >> SHIFT) / LAP != (tail >> SHIFT) / LAP {
+                new_head |= HAS_NEXT;
+            }
+        }
+        // SeqCst: pairs with the senders' claims, as in `pop_slow`.
+        if let Err(head) = self
+            .head
+            .index
+            .compare_exchange_weak(head, new_head, SeqCst, Acquire)
+        {
+            return self.pop_contended(head);
+        }
+        // SAFETY: our slot in `block` (not the last) is not read yet, so
+        // the block is live; the flag says when it is written.
+        unsafe {
+            if !(*block).written[offset].load(Acquire) {
+                (*block).wait_write(offset);
+            }
+            // SAFETY: claimed by the CAS, written (flag seen, Acquire).
+            let value = (*block).values[offset].with(|p| (*p).assume_init_read());
+            if (*block).set(offset, READ, AcqRel) & DESTROY != 0 {
+                Block::destroy(block, offset + 1);
+            }
+            Ok(value)
+        }
+    }
+
+    /// [`pop`](Self::pop) after its inlined try lost the claim to
+    /// another receiver (which moved `head` to `head`): back off first.
+    #[inline(never)]
+    fn pop_contended(&self, head: usize) -> Result<T, PopError> {
         let mut backoff = Backoff::new();
-        let mut head = self.head.index.load(Acquire);
-        let mut block = self.head.block.load(Acquire);
+        backoff.spin();
+        self.pop_loop(head, self.head.block.load(Acquire), backoff)
+    }
+
+    /// [`pop`](Self::pop) with `head` and `block` as its inlined try
+    /// loaded them (no reload: under contention each is a cache miss).
+    #[inline(never)]
+    fn pop_slow(&self, head: usize, block: *mut Block<T>) -> Result<T, PopError> {
+        self.pop_loop(head, block, Backoff::new())
+    }
+
+    /// The pop loop, from `head` and `block` (loaded in that order).
+    #[inline(always)]
+    fn pop_loop(
+        &self,
+        mut head: usize,
+        mut block: *mut Block<T>,
+        mut backoff: Backoff,
+    ) -> Result<T, PopError> {
         loop {
             let offset = (head >> SHIFT) % LAP;
             if offset == BLOCK_CAP {

@@ -132,6 +132,34 @@ impl<T> Block<T> {
         (word.fetch_or(bit << shift, order) >> shift) & (READ | DESTROY)
     }
 
+    /// Takes the value of slot `i` once it is written, then marks the slot
+    /// read: the last slot's receiver starts freeing the block, and one
+    /// that finds `DESTROY` set goes on with it.
+    ///
+    /// # Safety
+    ///
+    /// `this` is live and the caller claimed slot `i` (its head CAS) and
+    /// has not read it yet.
+    #[inline(always)]
+    unsafe fn take(this: *mut Block<T>, i: usize) -> T {
+        // SAFETY: live while slot `i` is unread (the caller's contract).
+        let block = unsafe { &*this };
+        if !block.written[i].load(Acquire) {
+            block.wait_write(i);
+        }
+        // SAFETY: claimed by the caller, written (flag seen, Acquire).
+        let value = block.values[i].with(|p| unsafe { (*p).assume_init_read() });
+        if i + 1 == BLOCK_CAP {
+            // SAFETY: we received the last slot.
+            unsafe { Block::destroy(this, 0) };
+        } else if block.set(i, READ, AcqRel) & DESTROY != 0 {
+            // SAFETY: we received slot `i`, and every slot before it is
+            // read (`DESTROY` is set only once they are).
+            unsafe { Block::destroy(this, i + 1) };
+        }
+        value
+    }
+
     /// Waits until the sender that claimed slot `i` has written it.
     fn wait_write(&self, i: usize) {
         let mut backoff = Backoff::new();
@@ -351,10 +379,10 @@ impl<T> List<T> {
     /// Pops the oldest value.
     ///
     /// The common case is inlined into the caller: a slot before the last
-    /// of its block, claimed at the first try, seen past `head` without
-    /// the fence, written already. Anything else starts over out of line.
-    /// (The block is touched only after the claim: before it, another
-    /// receiver may have read the block's last slot and freed it.)
+    /// of its block, seen past `head` without the fence, claimed at the
+    /// first try. Anything else goes on out of line from what this try
+    /// loaded. (The block is touched only after the claim: before it,
+    /// another receiver may have read the block's last slot and freed it.)
     #[inline]
     pub(crate) fn pop(&self) -> Result<T, PopError> {
         let head = self.head.index.load(Acquire);
@@ -384,23 +412,13 @@ impl<T> List<T> {
         {
             return self.pop_contended(head);
         }
-        // SAFETY: our slot in `block` (not the last) is not read yet, so
-        // the block is live; the flag says when it is written.
-        unsafe {
-            if !(*block).written[offset].load(Acquire) {
-                (*block).wait_write(offset);
-            }
-            // SAFETY: claimed by the CAS, written (flag seen, Acquire).
-            let value = (*block).values[offset].with(|p| (*p).assume_init_read());
-            if (*block).set(offset, READ, AcqRel) & DESTROY != 0 {
-                Block::destroy(block, offset + 1);
-            }
-            Ok(value)
-        }
+        // SAFETY: our slot in `block` is claimed and not read yet, so the
+        // block is live.
+        Ok(unsafe { Block::take(block, offset) })
     }
 
-    /// [`pop`](Self::pop) after its inlined try lost the claim to
-    /// another receiver (which moved `head` to `head`): back off first.
+    /// [`pop`](Self::pop) after its inlined try lost the claim to another
+    /// receiver; `head` is what the failed CAS found. Backs off first.
     #[inline(never)]
     fn pop_contended(&self, head: usize) -> Result<T, PopError> {
         let mut backoff = Backoff::new();
@@ -466,15 +484,7 @@ impl<T> List<T> {
                             self.head.block.store(next, Release);
                             self.head.index.store(next_index, Release);
                         }
-                        (*block).wait_write(offset);
-                        // SAFETY: claimed by the CAS, written (flag seen).
-                        let value = (*block).values[offset].with(|p| (*p).assume_init_read());
-                        if offset + 1 == BLOCK_CAP {
-                            Block::destroy(block, 0);
-                        } else if (*block).set(offset, READ, AcqRel) & DESTROY != 0 {
-                            Block::destroy(block, offset + 1);
-                        }
-                        return Ok(value);
+                        return Ok(Block::take(block, offset));
                     }
                 }
                 Err(h) => {

@@ -112,7 +112,7 @@ async fn barrier_with_more_tasks_than_n_releases_them_n_at_a_time() {
 #[volt::test]
 async fn barrier_counts_a_cancelled_wait_as_arrived() {
     use std::future::Future;
-    use std::task::{Context, Poll, Waker};
+    use std::task::{Context, Waker};
     let barrier = Barrier::new(2);
     {
         let mut wait = std::pin::pin!(barrier.wait());

@@ -144,9 +144,7 @@ impl<T> Block<T> {
     unsafe fn take(this: *mut Block<T>, i: usize) -> T {
         // SAFETY: live while slot `i` is unread (the caller's contract).
         let block = unsafe { &*this };
-        if !block.written[i].load(Acquire) {
-            block.wait_write(i);
-        }
+        block.wait_write(i);
         // SAFETY: claimed by the caller, written (flag seen, Acquire).
         let value = block.values[i].with(|p| unsafe { (*p).assume_init_read() });
         if i + 1 == BLOCK_CAP {
@@ -378,11 +376,13 @@ impl<T> List<T> {
 
     /// Pops the oldest value.
     ///
-    /// The common case is inlined into the caller: a slot before the last
-    /// of its block, seen past `head` without the fence, claimed at the
-    /// first try. Anything else goes on out of line from what this try
-    /// loaded. (The block is touched only after the claim: before it,
-    /// another receiver may have read the block's last slot and freed it.)
+    /// The first try, inlined into the caller, is the loop's first round
+    /// for a slot before the last of its block (the same atomic accesses:
+    /// under loom each is a branch point) and returns `Empty` or `Closed`
+    /// itself; a lost claim or the block's last slot goes on out of line
+    /// from what this try loaded. (The block is touched only after the
+    /// claim: before it, another receiver may have read the block's last
+    /// slot and freed it.)
     #[inline]
     pub(crate) fn pop(&self) -> Result<T, PopError> {
         let head = self.head.index.load(Acquire);
@@ -393,12 +393,7 @@ impl<T> List<T> {
         }
         let mut new_head = head + (1 << SHIFT);
         if head & HAS_NEXT == 0 {
-            // Relaxed: as in `tail_past`, whose fence only "empty" needs.
-            let tail = self.tail.index.load(Relaxed);
-            if head >> SHIFT == tail >> SHIFT {
-                // Empty, or a claim not seen yet: the fenced check decides.
-                return self.pop_slow(head, block);
-            }
+            let tail = self.tail_past(head)?;
             // The tail is in a later block: skip this check until then.
             if (head >> SHIFT) / LAP != (tail >> SHIFT) / LAP {
                 new_head |= HAS_NEXT;

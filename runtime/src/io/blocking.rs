@@ -34,12 +34,19 @@ use std::task::{Context, Poll, ready};
 /// The largest chunk one blocking call reads or writes (tokio's).
 pub(crate) const MAX_BUF: usize = 2 * 1024 * 1024;
 
-/// Bytes between the caller and a blocking call: `buf[pos..]` are the ones
-/// not handed out yet.
+/// Bytes between the caller and a blocking call: `buf[pos..end]` are the
+/// ones not handed out yet.
+///
+/// `buf.len()` only grows: bytes past `end` are left from earlier reads
+/// and writes, already initialized, so a read into `buf[..max]` zeroes
+/// only what the buffer never held (once per file, not once per read:
+/// zeroing a 64 KiB chunk before every read was a memory pass as long as
+/// the read's own copy).
 #[derive(Debug, Default)]
 pub(crate) struct Buf {
     buf: Vec<u8>,
     pos: usize,
+    end: usize,
 }
 
 impl Buf {
@@ -48,7 +55,7 @@ impl Buf {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.buf.len() - self.pos
+        self.end - self.pos
     }
 
     /// Moves as much as fits into `dst`; returns how much.
@@ -56,7 +63,7 @@ impl Buf {
         let n = self.len().min(dst.remaining());
         dst.put_slice(&self.buf[self.pos..self.pos + n]);
         self.pos += n;
-        if self.pos == self.buf.len() {
+        if self.pos == self.end {
             self.clear();
         }
         n
@@ -66,25 +73,35 @@ impl Buf {
     /// buffer must be empty).
     pub(crate) fn copy_from_slices(&mut self, bufs: &[io::IoSlice<'_>], max: usize) -> usize {
         debug_assert!(self.is_empty());
+        let total = bufs.iter().map(|b| b.len()).sum::<usize>().min(max);
+        self.grow_to(total);
         let mut n = 0;
         for b in bufs {
-            let take = b.len().min(max - n);
-            self.buf.extend_from_slice(&b[..take]);
+            let take = b.len().min(total - n);
+            self.buf[n..n + take].copy_from_slice(&b[..take]);
             n += take;
-            if n == max {
+            if n == total {
                 break;
             }
         }
+        self.end = n;
         n
     }
 
     fn bytes(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        &self.buf[self.pos..self.end]
+    }
+
+    /// Makes `buf[..len]` addressable, zeroing only bytes it never held.
+    fn grow_to(&mut self, len: usize) {
+        if self.buf.len() < len {
+            self.buf.resize(len, 0);
+        }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.buf.clear();
         self.pos = 0;
+        self.end = 0;
     }
 
     #[cfg(feature = "fs")]
@@ -99,14 +116,15 @@ impl Buf {
     /// One blocking read of up to `max` bytes (retrying `Interrupted`).
     pub(crate) fn read_from<T: Read>(&mut self, rd: &mut T, max: usize) -> io::Result<usize> {
         debug_assert!(self.is_empty());
-        self.buf.resize(max, 0);
+        self.grow_to(max);
         let res = loop {
-            match rd.read(&mut self.buf) {
+            match rd.read(&mut self.buf[..max]) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 res => break res,
             }
         };
-        self.buf.truncate(*res.as_ref().unwrap_or(&0));
+        self.pos = 0;
+        self.end = *res.as_ref().unwrap_or(&0);
         res
     }
 
@@ -301,5 +319,66 @@ impl<T: Write + Send + 'static> Blocking<T> {
                 (res, buf, inner)
             })?;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(buf: &mut Buf, chunk: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        while !buf.is_empty() {
+            let mut space = vec![0u8; chunk];
+            let mut dst = ReadBuf::new(&mut space);
+            buf.copy_to(&mut dst);
+            out.extend_from_slice(dst.filled());
+        }
+        out
+    }
+
+    #[test]
+    fn a_short_read_after_a_long_one_shows_only_its_own_bytes() {
+        let mut buf = Buf::default();
+        let long: Vec<u8> = (0..100u8).collect();
+        assert_eq!(buf.read_from(&mut &long[..], 64).unwrap(), 64);
+        assert_eq!(read_all(&mut buf, 10), &long[..64]);
+        // The stale bytes 3.. of the first read stay in the storage and
+        // must not be handed out.
+        assert_eq!(buf.read_from(&mut &b"abc"[..], 64).unwrap(), 3);
+        assert_eq!(buf.len(), 3);
+        assert_eq!(read_all(&mut buf, 64), b"abc");
+        assert_eq!(buf.read_from(&mut &b""[..], 64).unwrap(), 0);
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn writes_take_at_most_max_and_in_order() {
+        let mut buf = Buf::default();
+        let slices = [io::IoSlice::new(b"hello "), io::IoSlice::new(b"world")];
+        assert_eq!(buf.copy_from_slices(&slices, 8), 8);
+        let mut out = Vec::new();
+        buf.write_to(&mut out).unwrap();
+        assert_eq!(out, b"hello wo");
+        assert!(buf.is_empty());
+        assert_eq!(buf.copy_from_slices(&[io::IoSlice::new(b"xy")], 8), 2);
+        let mut out = Vec::new();
+        buf.write_to(&mut out).unwrap();
+        assert_eq!(out, b"xy");
+    }
+
+    #[test]
+    fn a_failed_read_leaves_the_buffer_empty() {
+        struct Fails;
+        impl Read for Fails {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("boom"))
+            }
+        }
+        let mut buf = Buf::default();
+        buf.read_from(&mut &b"0123456789"[..], 8).unwrap();
+        read_all(&mut buf, 3);
+        assert!(buf.read_from(&mut Fails, 8).is_err());
+        assert!(buf.is_empty());
     }
 }

@@ -31,6 +31,12 @@ is faster).
 
 Needs wrk, redis-benchmark (Debian: apt-get install wrk redis-tools) and
 crates.io. About 10 minutes at the defaults on 2 cores, builds included.
+
+For a machine with no Rust toolchain or network (the 16-core runs in
+benches/NOTES.md): `--stage DIR` builds here and copies the stripped
+servers and clients into DIR, with wrk, redis-benchmark and the shared
+libraries they load beyond the C library; `--staged DIR` on the other
+machine runs from DIR and builds nothing.
 """
 import argparse
 import json
@@ -73,6 +79,38 @@ def build():
                   "load": rel(tokio_t, "load"), "echo_load": rel(tokio_t, "echo_load"),
                   **{e: os.path.join(twins, "target", "release", "examples", e) for e in EXAMPLES}},
     }
+
+
+def stage(bins, dest):
+    """Copies the stripped binaries of `bins` and the two load generators
+    (with their non-libc shared libraries and a wrapper that points the
+    loader at them) into `dest`."""
+    for side, named in bins.items():
+        os.makedirs(os.path.join(dest, side), exist_ok=True)
+        for name, path in named.items():
+            subprocess.run(["strip", "-o", os.path.join(dest, side, name), path], check=True)
+    tools = os.path.join(dest, "tools")
+    os.makedirs(os.path.join(tools, "lib"), exist_ok=True)
+    os.makedirs(os.path.join(tools, "bin"), exist_ok=True)
+    libc = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "ld-linux", "linux-vdso")
+    for tool in ("wrk", "redis-benchmark"):
+        real = shutil.which(tool)
+        shutil.copy(real, os.path.join(tools, tool))
+        for m in re.finditer(r"=> (\S+) \(", out_of(["ldd", real], 30)):
+            if not os.path.basename(m.group(1)).startswith(libc):
+                shutil.copy(m.group(1), os.path.join(tools, "lib"))
+        wrapper = os.path.join(tools, "bin", tool)
+        open(wrapper, "w").write(
+            '#!/bin/sh\nd=$(dirname "$(dirname "$(readlink -f "$0")")")\n'
+            f'LD_LIBRARY_PATH="$d/lib" exec "$d/{tool}" "$@"\n')
+        os.chmod(wrapper, 0o755)
+
+
+def staged(src):
+    """The binaries `stage` copied into `src`; puts its tools first on PATH."""
+    os.environ["PATH"] = os.path.join(src, "tools", "bin") + os.pathsep + os.environ["PATH"]
+    return {side: {n: os.path.join(src, side, n) for n in os.listdir(os.path.join(src, side))}
+            for side in ("volt", "tokio")}
 
 
 def build_tokio_twins():
@@ -213,12 +251,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--only", default="", help="regex: rows to run")
+    ap.add_argument("--stage", metavar="DIR", help="build, copy what a run needs into DIR, exit")
+    ap.add_argument("--staged", metavar="DIR", help="run from a --stage DIR; build nothing")
     args = ap.parse_args()
+    bins = staged(args.staged) if args.staged else None
     for tool in ("wrk", "redis-benchmark"):
         if not shutil.which(tool):
             sys.exit(f"needs {tool} (apt-get install wrk redis-tools)")
     rows = [r for r in ROWS if re.search(args.only, r)]
-    bins = build()
+    if args.stage:
+        stage(build(), args.stage)
+        return
+    bins = bins or build()
     static = os.path.join(TARGET, "ecosystem-static")
     os.makedirs(static, exist_ok=True)
     open(os.path.join(static, "small.txt"), "wb").write(b"x" * 4096)

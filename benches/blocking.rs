@@ -11,6 +11,9 @@
 //!   calls block for 2 ms each, 20 times over.
 //! * `fs_open_metadata_read_64`: 64 tasks each open a 4 KiB file, read its
 //!   metadata and `read_to_end` it, 60 times.
+//! * `fs_read_1m_64`: 64 tasks each open a 1 MiB file and read it in
+//!   64 KiB chunks (tower-http `ServeDir`'s pattern for a large file), 4
+//!   times.
 //!
 //! After the groups it prints how many threads each runtime's pool holds
 //! (threads named after the runtime, counted in `/proc/self/task`): the
@@ -28,6 +31,9 @@ const SEQ_CALLS: usize = 2_000;
 const MIXED_CALLS: usize = 100;
 const FS_TASKS: usize = 64;
 const FS_ROUNDS: usize = 60;
+const BIG_FILE: usize = 1 << 20;
+const BIG_CHUNK: usize = 64 * 1024;
+const BIG_ROUNDS: usize = 4;
 
 macro_rules! workloads {
     ($m:ident, $rt:ident) => {
@@ -122,6 +128,33 @@ macro_rules! workloads {
                     }
                 });
             }
+
+            pub fn fs_big_64(rt: &::$rt::runtime::Runtime, path: &Path) {
+                use ::$rt::io::AsyncReadExt;
+                rt.block_on(async {
+                    let mut set = ::$rt::task::JoinSet::new();
+                    for _ in 0..FS_TASKS {
+                        let path = path.to_path_buf();
+                        set.spawn(async move {
+                            let mut chunk = vec![0u8; BIG_CHUNK];
+                            for _ in 0..BIG_ROUNDS {
+                                let mut f = ::$rt::fs::File::open(&path).await.unwrap();
+                                let mut total = 0;
+                                loop {
+                                    match f.read(&mut chunk).await.unwrap() {
+                                        0 => break,
+                                        n => total += n,
+                                    }
+                                }
+                                assert_eq!(total, BIG_FILE);
+                            }
+                        });
+                    }
+                    while let Some(r) = set.join_next().await {
+                        r.unwrap();
+                    }
+                });
+            }
         }
     };
 }
@@ -148,6 +181,8 @@ fn bench(c: &mut Criterion) {
     let tokio_rt = tokio_bench::runtime();
     let file = std::env::temp_dir().join(format!("volt-bench-fs-{}", std::process::id()));
     std::fs::write(&file, vec![b'v'; 4096]).unwrap();
+    let big = std::env::temp_dir().join(format!("volt-bench-fs-1m-{}", std::process::id()));
+    std::fs::write(&big, vec![b'v'; BIG_FILE]).unwrap();
 
     macro_rules! group {
         ($name:literal, $elems:expr, $f:ident $(, $arg:expr)?) => {{
@@ -169,6 +204,7 @@ fn bench(c: &mut Criterion) {
         fs_64,
         &file
     );
+    group!("fs_read_1m_64", FS_TASKS * BIG_ROUNDS, fs_big_64, &big);
 
     println!(
         "blocking pool threads after the load: volt {}, tokio {}",
@@ -176,6 +212,7 @@ fn bench(c: &mut Criterion) {
         threads_named("tokio-bench")
     );
     let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&big);
 }
 
 criterion_group!(benches, bench);

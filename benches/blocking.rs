@@ -106,22 +106,16 @@ macro_rules! workloads {
                 });
             }
 
-            pub fn fs_64(rt: &::$rt::runtime::Runtime, path: &Path) {
-                use ::$rt::io::AsyncReadExt;
+            /// Runs `FS_TASKS` tasks, each `task(path)`, and joins them.
+            fn on_fs_tasks<F, Fut>(rt: &::$rt::runtime::Runtime, path: &Path, task: F)
+            where
+                F: Fn(std::path::PathBuf) -> Fut,
+                Fut: std::future::Future<Output = ()> + Send + 'static,
+            {
                 rt.block_on(async {
                     let mut set = ::$rt::task::JoinSet::new();
                     for _ in 0..FS_TASKS {
-                        let path = path.to_path_buf();
-                        set.spawn(async move {
-                            let mut buf = Vec::with_capacity(4096);
-                            for _ in 0..FS_ROUNDS {
-                                let mut f = ::$rt::fs::File::open(&path).await.unwrap();
-                                let len = f.metadata().await.unwrap().len();
-                                buf.clear();
-                                f.read_to_end(&mut buf).await.unwrap();
-                                assert_eq!(buf.len() as u64, len);
-                            }
-                        });
+                        set.spawn(task(path.to_path_buf()));
                     }
                     while let Some(r) = set.join_next().await {
                         r.unwrap();
@@ -129,29 +123,34 @@ macro_rules! workloads {
                 });
             }
 
+            pub fn fs_64(rt: &::$rt::runtime::Runtime, path: &Path) {
+                use ::$rt::io::AsyncReadExt;
+                on_fs_tasks(rt, path, |path| async move {
+                    let mut buf = Vec::with_capacity(4096);
+                    for _ in 0..FS_ROUNDS {
+                        let mut f = ::$rt::fs::File::open(&path).await.unwrap();
+                        let len = f.metadata().await.unwrap().len();
+                        buf.clear();
+                        f.read_to_end(&mut buf).await.unwrap();
+                        assert_eq!(buf.len() as u64, len);
+                    }
+                });
+            }
+
             pub fn fs_big_64(rt: &::$rt::runtime::Runtime, path: &Path) {
                 use ::$rt::io::AsyncReadExt;
-                rt.block_on(async {
-                    let mut set = ::$rt::task::JoinSet::new();
-                    for _ in 0..FS_TASKS {
-                        let path = path.to_path_buf();
-                        set.spawn(async move {
-                            let mut chunk = vec![0u8; BIG_CHUNK];
-                            for _ in 0..BIG_ROUNDS {
-                                let mut f = ::$rt::fs::File::open(&path).await.unwrap();
-                                let mut total = 0;
-                                loop {
-                                    match f.read(&mut chunk).await.unwrap() {
-                                        0 => break,
-                                        n => total += n,
-                                    }
-                                }
-                                assert_eq!(total, BIG_FILE);
+                on_fs_tasks(rt, path, |path| async move {
+                    let mut chunk = vec![0u8; BIG_CHUNK];
+                    for _ in 0..BIG_ROUNDS {
+                        let mut f = ::$rt::fs::File::open(&path).await.unwrap();
+                        let mut total = 0;
+                        loop {
+                            match f.read(&mut chunk).await.unwrap() {
+                                0 => break,
+                                n => total += n,
                             }
-                        });
-                    }
-                    while let Some(r) = set.join_next().await {
-                        r.unwrap();
+                        }
+                        assert_eq!(total, BIG_FILE);
                     }
                 });
             }

@@ -39,9 +39,9 @@ pub(crate) const MAX_BUF: usize = 2 * 1024 * 1024;
 ///
 /// `buf.len()` only grows: bytes past `end` are left from earlier reads
 /// and writes, already initialized, so a read into `buf[..max]` zeroes
-/// only what the buffer never held (once per file, not once per read:
-/// zeroing a 64 KiB chunk before every read was a memory pass as long as
-/// the read's own copy).
+/// only what the buffer never held. A file read in 64 KiB chunks zeroes
+/// one chunk once, not once per read (each zeroing is a memory pass as
+/// long as the read's own copy).
 #[derive(Debug, Default)]
 pub(crate) struct Buf {
     buf: Vec<u8>,

@@ -254,15 +254,19 @@ def main():
     ap.add_argument("--stage", metavar="DIR", help="build, copy what a run needs into DIR, exit")
     ap.add_argument("--staged", metavar="DIR", help="run from a --stage DIR; build nothing")
     args = ap.parse_args()
+    if args.stage and args.staged:
+        sys.exit("--stage and --staged exclude each other")
+    # Before the tool check: a staged run brings its own wrk and redis-benchmark.
     bins = staged(args.staged) if args.staged else None
     for tool in ("wrk", "redis-benchmark"):
         if not shutil.which(tool):
             sys.exit(f"needs {tool} (apt-get install wrk redis-tools)")
-    rows = [r for r in ROWS if re.search(args.only, r)]
     if args.stage:
         stage(build(), args.stage)
         return
-    bins = bins or build()
+    if bins is None:
+        bins = build()
+    rows = [r for r in ROWS if re.search(args.only, r)]
     static = os.path.join(TARGET, "ecosystem-static")
     os.makedirs(static, exist_ok=True)
     open(os.path.join(static, "small.txt"), "wb").write(b"x" * 4096)

@@ -1,6 +1,9 @@
-//! Wakers and timers allocate nothing: cloning, waking (by reference and by
-//! value) and dropping a task's waker, re-scheduling the task, and
-//! creating, filing, resetting and cancelling a `Sleep` touch no allocator.
+//! Wakers, timers and channels in a steady flow allocate nothing: cloning,
+//! waking (by reference and by value) and dropping a task's waker,
+//! re-scheduling the task, creating, filing, resetting and cancelling a
+//! `Sleep`, and values moving through an mpsc or unbounded channel once
+//! its first blocks exist (they are reused, as tokio's mpsc reuses them)
+//! touch no allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -139,4 +142,35 @@ fn sleeps_allocate_nothing_beyond_themselves() {
         });
         assert_eq!(allocs, 0, "timers allocated");
     });
+}
+
+#[test]
+fn channels_in_a_steady_flow_reuse_their_blocks() {
+    // Values in flight at once: 1 (lockstep), and a window of 40 (more
+    // than one block's worth, so several blocks are live at a time).
+    for window in [1usize, 40] {
+        let (tx, mut rx) = volt::sync::mpsc::channel::<usize>(64);
+        let (utx, mut urx) = volt::sync::mpsc::unbounded_channel::<usize>();
+        let (ctx, crx) = volt::channel::unbounded::<usize>();
+        // Sends `range`, receiving each value `window - 1` sends later
+        // (the flow never drains in between: a burst from empty may take
+        // a new block, as tokio's may).
+        let mut flow = |range: std::ops::Range<usize>| {
+            for i in range {
+                tx.try_send(i).unwrap();
+                utx.send(i).unwrap();
+                ctx.try_send(i).unwrap();
+                if i + 1 >= window {
+                    let j = i + 1 - window;
+                    assert_eq!(rx.try_recv(), Ok(j));
+                    assert_eq!(urx.try_recv(), Ok(j));
+                    assert_eq!(crx.try_recv(), Ok(j));
+                }
+            }
+        };
+        // Warm up: the first blocks are allocated.
+        flow(0..1_000);
+        let ((), allocs) = count_allocs(|| flow(1_000..11_000));
+        assert_eq!(allocs, 0, "window {window}: the channels allocated");
+    }
 }

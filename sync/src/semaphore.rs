@@ -619,6 +619,7 @@ impl<'a> SemaphorePermit<'a> {
     /// permit.forget();
     /// assert_eq!(sem.available_permits(), 1);
     /// ```
+    #[inline]
     pub fn forget(mut self) {
         self.permits = 0;
     }
@@ -699,6 +700,7 @@ impl OwnedSemaphorePermit {
     /// sem.clone().try_acquire_owned().unwrap().forget();
     /// assert_eq!(sem.available_permits(), 1);
     /// ```
+    #[inline]
     pub fn forget(mut self) {
         self.permits = 0;
     }

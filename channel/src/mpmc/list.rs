@@ -46,6 +46,20 @@
 //! bits are set with `fetch_or`, so exactly one of the two sides sees the
 //! other's bit.
 //!
+//! # Reusing a block
+//!
+//! "Frees" above means: resets the block and parks it in `spare`, a slot
+//! for one block, if that is empty (a CAS from null, Release: the reset
+//! happens before the next user's accesses); only when `spare` is taken
+//! does the block go back to the allocator. The sender that needs a new
+//! block takes `spare` first (a swap, Acquire) and allocates only when it
+//! is empty. So a channel in a steady flow allocates nothing, as tokio's
+//! mpsc reuses its blocks, and a drained burst still keeps at most one
+//! block. A parked block is reachable only through `spare`, and a block
+//! is parked only by the side that would have freed it, so reuse adds no
+//! case to the protocol: the block's last user is done with it before the
+//! reset, as it would be before a free.
+//!
 //! # One consumer
 //!
 //! `sync::mpsc` has one receiver, which pops with [`List::pop_single`]:
@@ -141,7 +155,7 @@ impl<T> Block<T> {
     /// `this` is live and the caller claimed slot `i` (its head CAS) and
     /// has not read it yet.
     #[inline(always)]
-    unsafe fn take(this: *mut Block<T>, i: usize) -> T {
+    unsafe fn take(this: *mut Block<T>, i: usize, spare: &Spare<T>) -> T {
         // SAFETY: live while slot `i` is unread (the caller's contract).
         let block = unsafe { &*this };
         block.wait_write(i);
@@ -149,11 +163,11 @@ impl<T> Block<T> {
         let value = block.values[i].with(|p| unsafe { (*p).assume_init_read() });
         if i + 1 == BLOCK_CAP {
             // SAFETY: we received the last slot.
-            unsafe { Block::destroy(this, 0) };
+            unsafe { Block::destroy(this, 0, spare) };
         } else if block.set(i, READ, AcqRel) & DESTROY != 0 {
             // SAFETY: we received slot `i`, and every slot before it is
             // read (`DESTROY` is set only once they are).
-            unsafe { Block::destroy(this, i + 1) };
+            unsafe { Block::destroy(this, i + 1, spare) };
         }
         value
     }
@@ -185,7 +199,7 @@ impl<T> Block<T> {
     /// # Safety
     /// The caller is the receiver of slot `start - 1` (or of the last slot,
     /// with `start == 0`), and every slot before `start` is read.
-    unsafe fn destroy(this: *mut Block<T>, start: usize) {
+    unsafe fn destroy(this: *mut Block<T>, start: usize, spare: &Spare<T>) {
         // The last slot is not walked: its receiver started the walk.
         for i in start..BLOCK_CAP - 1 {
             // SAFETY: the block lives until the walk reaches its end.
@@ -198,7 +212,67 @@ impl<T> Block<T> {
             }
         }
         // SAFETY: every slot is read and nobody else walks: we own it.
-        drop(unsafe { Box::from_raw(this) });
+        unsafe { spare.put(this) };
+    }
+}
+
+/// Room for one block that is done with, for the next one needed (see
+/// "Reusing a block" in the module docs).
+struct Spare<T>(AtomicPtr<Block<T>>);
+
+impl<T> Spare<T> {
+    /// A block for the end of the list: the parked one, or a new one.
+    fn take(&self) -> Box<Block<T>> {
+        // Relaxed: only a hint; the swap below is what takes the block.
+        if !self.0.load(Relaxed).is_null() {
+            // Acquire: pairs with `put`'s Release, so the reset happens
+            // before our writes.
+            let block = self.0.swap(ptr::null_mut(), Acquire);
+            if !block.is_null() {
+                // SAFETY: from `Box::into_raw` in `put`; the swap made it
+                // ours alone.
+                return unsafe { Box::from_raw(block) };
+            }
+        }
+        Block::new()
+    }
+
+    /// Parks `block` (reset to new) for reuse, or frees it if a block is
+    /// parked already.
+    ///
+    /// # Safety
+    ///
+    /// `block` is from `Box::into_raw`, and its last user is done with it:
+    /// the caller owns it alone (every value in it is read).
+    unsafe fn put(&self, block: *mut Block<T>) {
+        // SAFETY: ours alone (the caller's contract), so `&mut` is sound.
+        let b = unsafe { &mut *block };
+        // Plain writes through `&mut` (a few vector stores): the Release
+        // CAS below publishes them, and nobody else can reach the block
+        // before it. The values need no reset: every one was read out.
+        b.next = AtomicPtr::new(ptr::null_mut());
+        b.written = std::array::from_fn(|_| AtomicBool::new(false));
+        b.states = std::array::from_fn(|_| AtomicU64::new(0));
+        // Release: the reset happens before `take`'s Acquire swap.
+        if self
+            .0
+            .compare_exchange(ptr::null_mut(), block, Release, Relaxed)
+            .is_err()
+        {
+            // SAFETY: as above.
+            drop(unsafe { Box::from_raw(block) });
+        }
+    }
+}
+
+impl<T> Drop for Spare<T> {
+    fn drop(&mut self) {
+        // Relaxed: `&mut self` synchronizes with every handle.
+        let block = self.0.load(Relaxed);
+        if !block.is_null() {
+            // SAFETY: parked by `put`, so ours; its values were all read.
+            drop(unsafe { Box::from_raw(block) });
+        }
     }
 }
 
@@ -211,6 +285,8 @@ struct Position<T> {
 pub(crate) struct List<T> {
     head: CachePadded<Position<T>>,
     tail: CachePadded<Position<T>>,
+    /// Touched once per block by each side.
+    spare: Spare<T>,
 }
 
 // SAFETY: values move between threads through the list (`T: Send`); each
@@ -230,6 +306,7 @@ impl<T> List<T> {
                 index: AtomicUsize::new(0),
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
+            spare: Spare(AtomicPtr::new(ptr::null_mut())),
         }
     }
 
@@ -289,11 +366,11 @@ impl<T> List<T> {
             // We may claim the last slot: have the next block ready, so we
             // do not allocate while others wait on the sentinel.
             if offset + 1 == BLOCK_CAP && next_block.is_none() {
-                next_block = Some(Block::new());
+                next_block = Some(self.spare.take());
             }
             if block.is_null() {
                 // The very first push installs the first block.
-                let new = Box::into_raw(next_block.take().unwrap_or_else(Block::new));
+                let new = Box::into_raw(next_block.take().unwrap_or_else(|| self.spare.take()));
                 // Release: publishes the block's initialization.
                 if self
                     .tail
@@ -409,7 +486,7 @@ impl<T> List<T> {
         }
         // SAFETY: our slot in `block` is claimed and not read yet, so the
         // block is live.
-        Ok(unsafe { Block::take(block, offset) })
+        Ok(unsafe { Block::take(block, offset, &self.spare) })
     }
 
     /// [`pop`](Self::pop) after its inlined try lost the claim to another
@@ -479,7 +556,7 @@ impl<T> List<T> {
                             self.head.block.store(next, Release);
                             self.head.index.store(next_index, Release);
                         }
-                        return Ok(Block::take(block, offset));
+                        return Ok(Block::take(block, offset, &self.spare));
                     }
                 }
                 Err(h) => {
@@ -570,7 +647,7 @@ impl<T> List<T> {
             // that claimed one is done with it (its last access is the
             // `written` store we saw), and no other reader exists.
             // SAFETY: so the block is ours alone, from `Box::into_raw`.
-            drop(unsafe { Box::from_raw(block) });
+            unsafe { self.spare.put(block) };
         } else {
             // Release: `len` reads it.
             self.head.index.store(head + (1 << SHIFT), Release);

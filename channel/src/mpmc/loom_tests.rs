@@ -202,6 +202,53 @@ fn two_receivers_free_a_block_together() {
     });
 }
 
+/// The receiver lets go of a drained block while the sender needs a new
+/// one (2 slots per block under loom): values 0 to 2 are in the list
+/// (block 0 holds 0 and 1, block 1 holds 2); the receiver pops 0 and 1
+/// with `pop` (`single == false`) or `pop_single`, which parks block 0,
+/// while the sender pushes 3 (the last slot of block 1: it takes a block
+/// for after it, the parked one or a new one) and 4 (into that block).
+/// Every value arrives once and in order, and loom sees no access to the
+/// reused block that park's Release and take's Acquire do not order.
+fn list_reuses_a_drained_block(single: bool) {
+    loom::model(move || {
+        let list = crate::bridge::loom::sync::Arc::new(super::list::List::<u32>::new());
+        for i in 0..3 {
+            list.push(i).unwrap();
+        }
+        let tx = list.clone();
+        let t = thread::spawn(move || {
+            tx.push(3).unwrap();
+            tx.push(4).unwrap();
+        });
+        // SAFETY: when `single`, this thread is the list's one consumer
+        // and every pop is a `pop_single`.
+        let pop = || {
+            if single {
+                unsafe { list.pop_single() }
+            } else {
+                list.pop()
+            }
+        };
+        assert_eq!(pop(), Ok(0));
+        assert_eq!(pop(), Ok(1));
+        t.join().unwrap();
+        for i in 2..5 {
+            assert_eq!(pop(), Ok(i));
+        }
+    });
+}
+
+#[test]
+fn list_reuses_a_drained_block_pop() {
+    list_reuses_a_drained_block(false);
+}
+
+#[test]
+fn list_reuses_a_drained_block_pop_single() {
+    list_reuses_a_drained_block(true);
+}
+
 // The small flavor (capacities 1 to `SMALL_MAX_CAP`): values handed to
 // waiting receivers and handed back, slots granted to waiting senders.
 

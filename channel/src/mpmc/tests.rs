@@ -105,15 +105,18 @@ fn ring_unpush_takes_back_only_an_unclaimed_value() {
 
 #[test]
 fn list_crosses_blocks_and_counts() {
+    // Several blocks (31 slots each) either way; small under Miri, which
+    // interprets every step.
+    const N: usize = if cfg!(miri) { 100 } else { 1000 };
     let list = List::new();
     assert_eq!(list.pop(), Err(PopError::Empty));
-    for i in 0..1000 {
+    for i in 0..N {
         list.push(i).unwrap();
         assert_eq!(list.len(), i + 1);
     }
-    for i in 0..1000 {
+    for i in 0..N {
         assert_eq!(list.pop(), Ok(i));
-        assert_eq!(list.len(), 999 - i);
+        assert_eq!(list.len(), N - 1 - i);
     }
     assert_eq!(list.pop(), Err(PopError::Empty));
     list.push(7).unwrap();
@@ -227,8 +230,9 @@ fn threads_move_every_value_exactly_once() {
             Some(c) => chan::Chan::bounded(c),
             None => chan::Chan::unbounded(),
         });
-        // Small under miri, which interprets every step.
-        const N: usize = if cfg!(miri) { 200 } else { 20_000 };
+        // Small under Miri, which interprets every step (still more
+        // values than a block holds and than the largest ring).
+        const N: usize = if cfg!(miri) { 100 } else { 20_000 };
         let sum = StdArc::new(AtomicUsize::new(0));
         let mut threads = Vec::new();
         for p in 0..2 {

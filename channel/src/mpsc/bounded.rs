@@ -152,6 +152,7 @@ impl<T> Sender<T> {
     }
 
     /// Sends `value` if there is room now.
+    #[inline]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
         match self.try_reserve() {
             Ok(permit) => {

@@ -1,7 +1,9 @@
 //! The shared state of an mpsc channel, bounded or not.
 //!
 //! * Values travel through the lock-free block list of `volt::channel`
-//!   ([`List`]), which gives memory back as it drains. The receiver pops
+//!   ([`List`]), which reuses a drained block for the next one needed (a
+//!   steady flow allocates nothing, as tokio's mpsc reuses its blocks)
+//!   and gives the rest back as it drains. The receiver pops
 //!   with the single-consumer [`List::pop_single`]; the methods that pop
 //!   are `unsafe` here, and `Rx` calls them from `&mut self`.
 //! * A bounded channel's capacity is a [`Semaphore`] of `bound` permits: a

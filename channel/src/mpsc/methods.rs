@@ -38,6 +38,7 @@ macro_rules! rx_methods {
         }
 
         /// Receives a value if one is ready.
+        #[inline]
         pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
             self.rx.try_recv().map_err(|finished| {
                 if finished {

@@ -200,13 +200,17 @@ mod tests {
     /// and the other thread's cache emptied when it exits (no leak).
     #[test]
     fn blocks_freed_on_another_thread_stay_there() {
-        let blocks: Vec<_> = (0..PER_CLASS * 2)
-            .map(|_| alloc::<u64>().as_ptr() as usize)
-            .collect();
+        /// Carries the pointers (with their provenance, unlike a cast to
+        /// `usize`) to the other thread.
+        struct Blocks(Vec<NonNull<u64>>);
+        // SAFETY: the blocks are plain memory nobody else uses.
+        unsafe impl Send for Blocks {}
+        let blocks = Blocks((0..PER_CLASS * 2).map(|_| alloc::<u64>()).collect());
         std::thread::spawn(move || {
-            for block in blocks {
+            let blocks = blocks;
+            for block in blocks.0 {
                 // SAFETY: from `alloc` on the parent thread, unused there.
-                unsafe { free(NonNull::new(block as *mut u64).unwrap()) };
+                unsafe { free(block) };
             }
             // The thread's cache gives its blocks back when it exits.
         })

@@ -221,10 +221,10 @@ fn list_reuses_a_drained_block(single: bool) {
             tx.push(3).unwrap();
             tx.push(4).unwrap();
         });
-        // SAFETY: when `single`, this thread is the list's one consumer
-        // and every pop is a `pop_single`.
         let pop = || {
             if single {
+                // SAFETY: with `single`, this thread is the list's one
+                // consumer and every pop is a `pop_single`.
                 unsafe { list.pop_single() }
             } else {
                 list.pop()

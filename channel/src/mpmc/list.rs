@@ -55,10 +55,10 @@
 //! block takes `spare` first (a swap, Acquire) and allocates only when it
 //! is empty. So a channel in a steady flow allocates nothing, as tokio's
 //! mpsc reuses its blocks, and a drained burst keeps at most one block
-//! besides the one `head` is in. A parked block is reachable only through `spare`, and a block
-//! is parked only by the side that would have freed it, so reuse adds no
-//! case to the protocol: the block's last user is done with it before the
-//! reset, as it would be before a free.
+//! besides the one `head` is in. A parked block is reachable only
+//! through `spare`, and a block is parked only by the side that would
+//! have freed it, so reuse adds no case to the protocol: the block's last
+//! user is done with it before the reset, as it would be before a free.
 //!
 //! # One consumer
 //!

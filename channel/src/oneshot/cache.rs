@@ -207,6 +207,8 @@ mod tests {
         unsafe impl Send for Blocks {}
         let blocks = Blocks((0..PER_CLASS * 2).map(|_| alloc::<u64>()).collect());
         std::thread::spawn(move || {
+            // The whole `Blocks` moves in (a closure naming only
+            // `blocks.0` would capture the `Vec`, which is not `Send`).
             let blocks = blocks;
             for block in blocks.0 {
                 // SAFETY: from `alloc` on the parent thread, unused there.

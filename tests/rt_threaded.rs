@@ -626,6 +626,43 @@ fn blocking_threads_exit_after_keep_alive() {
 }
 
 #[test]
+fn the_blocking_thread_idle_last_takes_the_next_call() {
+    // The pool posts a call to its most recently idle thread and wakes only
+    // that one; the others stay idle (and can reach their keep-alive).
+    let rt = Builder::new_current_thread().build().unwrap();
+    let m = rt.metrics();
+    rt.block_on(async {
+        // Three threads: each call waits for the other two.
+        let barrier = Arc::new(std::sync::Barrier::new(3));
+        let calls: Vec<_> = (0..3)
+            .map(|_| {
+                let barrier = barrier.clone();
+                task::spawn_blocking(move || {
+                    barrier.wait();
+                })
+            })
+            .collect();
+        for call in calls {
+            call.await.unwrap();
+        }
+    });
+    let all_idle = || {
+        while m.num_idle_blocking_threads() < 3 {
+            thread::yield_now();
+        }
+    };
+    all_idle();
+    let mut ran_on = Vec::new();
+    for _ in 0..10 {
+        let call = rt.spawn_blocking(|| thread::current().id());
+        ran_on.push(rt.block_on(call).unwrap());
+        all_idle();
+    }
+    assert!(ran_on.windows(2).all(|w| w[0] == w[1]), "{ran_on:?}");
+    assert_eq!(m.num_blocking_threads(), 3);
+}
+
+#[test]
 fn current_thread_block_on_from_two_threads_shares_the_core() {
     let rt = Arc::new(Builder::new_current_thread().build().unwrap());
     let s = Signal::new();

@@ -64,8 +64,10 @@
 //!
 //! `sync::mpsc` has one receiver, which pops with [`List::pop_single`]:
 //! no claim on `head` (nobody else moves it), no `READ` marks (nobody else
-//! reads), and the block is freed as soon as its last slot is read. A
-//! list is popped either always this way or never.
+//! reads), and the block is freed as soon as its last slot is read. Its
+//! emptiness check has no fence: the receiver issues the one fence its
+//! wait needs itself (`mpsc/chan.rs`). A list is popped either always this
+//! way or never.
 
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
@@ -295,6 +297,20 @@ unsafe impl<T: Send> Send for List<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Sync for List<T> {}
 
+/// `Ok(tail)` if `tail` shows position `head` claimed by a sender, else
+/// `Empty` (or `Closed`).
+#[inline(always)]
+fn claimed_past(head: usize, tail: usize) -> Result<usize, PopError> {
+    if head >> SHIFT == tail >> SHIFT {
+        return Err(if tail & MARK_BIT != 0 {
+            PopError::Closed
+        } else {
+            PopError::Empty
+        });
+    }
+    Ok(tail)
+}
+
 impl<T> List<T> {
     pub(crate) fn new() -> Self {
         List {
@@ -440,15 +456,7 @@ impl<T> List<T> {
         // SeqCst fence: one half of the Dekker pair with the senders'
         // `SeqCst` claims (and the waiters' flags, see `waiters.rs`).
         fence(SeqCst);
-        let tail = self.tail.index.load(Relaxed);
-        if head >> SHIFT == tail >> SHIFT {
-            return Err(if tail & MARK_BIT != 0 {
-                PopError::Closed
-            } else {
-                PopError::Empty
-            });
-        }
-        Ok(tail)
+        claimed_past(head, self.tail.index.load(Relaxed))
     }
 
     /// Pops the oldest value.
@@ -574,9 +582,13 @@ impl<T> List<T> {
     /// there is no claim: a written slot is taken with a load of its
     /// `written` flag and a store of `head`, and a block is freed as soon as
     /// its last slot is read (no `READ`/`DESTROY` marks). Only an unwritten
-    /// slot needs the emptiness check of [`pop`](Self::pop): the fence and
-    /// the comparison with `tail` tell "nothing sent" from "a sender has
-    /// claimed the slot and is writing it" (then we wait for the write).
+    /// slot needs an emptiness check: the comparison with `tail` tells
+    /// "nothing sent" from "a sender has claimed the slot and is writing
+    /// it" (then we wait for the write). Unlike [`pop`](Self::pop)'s, the
+    /// check has no fence: an "empty" is a snapshot, which sees every push
+    /// that happens before the pop. A receiver that waits on it issues its
+    /// own `fence(SeqCst)` between advertising its wait and its last look
+    /// (the Dekker pair with the senders' `SeqCst` claims).
     ///
     /// # Safety
     ///
@@ -622,7 +634,9 @@ impl<T> List<T> {
         // SAFETY: a non-null head block is live until we free it (below).
         if block.is_null() || !unsafe { (*block).written[offset].load(Acquire) } {
             // Nothing written here: empty, or a sender is writing it.
-            self.tail_past(head)?;
+            // Relaxed: a snapshot (doc comment); the value is published by
+            // its `written` flag, which we wait for.
+            claimed_past(head, self.tail.index.load(Relaxed))?;
             // A sender has claimed the slot; it may still be installing
             // the first block, or writing.
             let mut backoff = Backoff::new();

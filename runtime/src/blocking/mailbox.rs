@@ -23,6 +23,7 @@
 //! * Lock order: the pool, then a box. A thread never holds its box's lock
 //!   while it takes the pool lock.
 
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use crate::loom::sync::{Arc, Condvar, Mutex};
 
 use std::time::Instant;
@@ -86,9 +87,13 @@ impl Mailbox {
 }
 
 /// The idle threads' mailboxes, the most recently idle last. Lives under
-/// the pool lock: every method is called with it held.
+/// the pool lock: every method is called with it held. Keeps `len` in an
+/// atomic readable without the lock (the runtime's metrics).
 #[derive(Default)]
-pub(super) struct IdleList(Vec<Arc<Mailbox>>);
+pub(super) struct IdleList {
+    mailboxes: Vec<Arc<Mailbox>>,
+    len: Arc<AtomicUsize>,
+}
 
 /// A thread called off the idle list; [`wake`](Called::wake) it once the
 /// pool is unlocked.
@@ -108,19 +113,32 @@ impl Called {
 }
 
 impl IdleList {
-    pub(super) fn len(&self) -> usize {
-        self.0.len()
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.mailboxes.len()
+    }
+
+    /// The number of idle threads, readable without the pool lock.
+    pub(super) fn len_mirror(&self) -> Arc<AtomicUsize> {
+        self.len.clone()
+    }
+
+    fn mirror_len(&self) {
+        // Relaxed: a metric; the list itself is ordered by the pool lock.
+        self.len.store(self.mailboxes.len(), Relaxed);
     }
 
     /// A thread goes idle; it then waits on `mailbox` (after unlocking).
     pub(super) fn push(&mut self, mailbox: Arc<Mailbox>) {
-        self.0.push(mailbox);
+        self.mailboxes.push(mailbox);
+        self.mirror_len();
     }
 
     /// Takes the most recently idle thread off the list and posts it
     /// `mail`; `None` if no thread is idle.
     pub(super) fn call(&mut self, mail: Mail) -> Option<Called> {
-        let mailbox = self.0.pop()?;
+        let mailbox = self.mailboxes.pop()?;
+        self.mirror_len();
         let sleeping = mailbox.post(mail);
         Some(Called { mailbox, sleeping })
     }
@@ -134,9 +152,10 @@ impl IdleList {
     /// list and returns `None` (the thread exits), or, if a caller took it
     /// off first, returns the mail posted then (under the lock held now).
     pub(super) fn leave(&mut self, mailbox: &Arc<Mailbox>) -> Option<Mail> {
-        match self.0.iter().position(|m| Arc::ptr_eq(m, mailbox)) {
+        match self.mailboxes.iter().position(|m| Arc::ptr_eq(m, mailbox)) {
             Some(index) => {
-                self.0.remove(index);
+                self.mailboxes.remove(index);
+                self.mirror_len();
                 None
             }
             None => {

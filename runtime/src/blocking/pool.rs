@@ -131,7 +131,8 @@ struct Inner {
     finishing: AtomicUsize,
     /// Mirrors of the counters, readable without the lock (metrics).
     num_threads: AtomicUsize,
-    num_idle_threads: AtomicUsize,
+    /// `Shared::idle`'s length (kept by the list).
+    num_idle_threads: Arc<AtomicUsize>,
     queue_depth: AtomicUsize,
 }
 
@@ -201,12 +202,14 @@ impl BlockingPool {
     pub(crate) fn new(builder: &Builder, thread_cap: usize) -> BlockingPool {
         let (shutdown_tx, shutdown_rx) = shutdown::channel();
         let keep_alive = builder.keep_alive.unwrap_or(Duration::from_secs(10));
+        let idle = IdleList::default();
+        let num_idle_threads = idle.len_mirror();
         BlockingPool {
             spawner: Spawner {
                 inner: Arc::new(Inner {
                     shared: Mutex::new(Shared {
                         queue: VecDeque::new(),
-                        idle: IdleList::default(),
+                        idle,
                         num_notify: 0,
                         shutdown: false,
                         shutdown_tx: Some(shutdown_tx),
@@ -224,7 +227,7 @@ impl BlockingPool {
                     keep_alive,
                     finishing: AtomicUsize::new(0),
                     num_threads: AtomicUsize::new(0),
-                    num_idle_threads: AtomicUsize::new(0),
+                    num_idle_threads,
                     queue_depth: AtomicUsize::new(0),
                 }),
             },
@@ -248,7 +251,6 @@ impl BlockingPool {
         shared.shutdown = true;
         shared.shutdown_tx = None;
         let called = shared.idle.call_all_to_shutdown();
-        self.spawner.inner.num_idle_threads.store(0, Relaxed);
         let last_exited_thread = shared.last_exiting_thread.take();
         let workers = std::mem::take(&mut shared.worker_threads);
         drop(shared);
@@ -381,9 +383,6 @@ impl Spawner {
             // The most recently idle thread is called; wake it once
             // unlocked (if it went to sleep).
             shared.num_notify += 1;
-            self.inner
-                .num_idle_threads
-                .store(shared.idle.len(), Relaxed);
             drop(shared);
             thread.wake();
         } else if shared.num_th < self.inner.thread_cap {
@@ -540,7 +539,6 @@ impl Inner {
             }
             // IDLE: on the list until a spawner or shutdown takes us off.
             shared.idle.push(mailbox.clone());
-            self.num_idle_threads.store(shared.idle.len(), Relaxed);
             drop(shared);
             match self.wait_for_work(&mailbox, worker_thread_id) {
                 Wake::Work(lock) => shared = lock,
@@ -591,7 +589,6 @@ impl Inner {
                     None => {
                         // Idle for `keep_alive`: exit, and join the previous
                         // exiting thread once the lock is dropped.
-                        self.num_idle_threads.store(shared.idle.len(), Relaxed);
                         let my_handle = shared.worker_threads.remove(&worker_thread_id);
                         let join = std::mem::replace(&mut shared.last_exiting_thread, my_handle);
                         return Wake::TimedOut(shared, join);

@@ -580,3 +580,41 @@ fn dropping_a_stream_receiver_gives_a_handed_value_back() {
     drop(rx);
     assert_eq!(other.try_recv(), Ok(5));
 }
+
+/// The coop budget: a `recv` and a bounded `send` that always find their
+/// channel ready still yield now and then (as tokio's `mpsc`); an
+/// unbounded `send`, which never waits, takes no budget (as tokio's
+/// `UnboundedSender::send`).
+#[test]
+fn budget_is_taken_by_recv_and_bounded_send_not_by_unbounded_send() {
+    use std::sync::atomic::AtomicBool;
+    let rt = volt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    // A task that runs only when the `block_on` future yields.
+    let spawn_flag = || {
+        let ran = Arc::new(AtomicBool::new(false));
+        let r = ran.clone();
+        volt::spawn(async move { r.store(true, SeqCst) });
+        ran
+    };
+    rt.block_on(async {
+        let (tx, rx) = channel::unbounded();
+        let ran = spawn_flag();
+        for i in 0..1000 {
+            tx.send(i).await.unwrap();
+        }
+        assert!(!ran.load(SeqCst), "an unbounded send yielded");
+        for _ in 0..1000 {
+            rx.recv().await.unwrap();
+        }
+        assert!(ran.load(SeqCst), "1,000 ready receives never yielded");
+
+        let (tx, _rx) = channel::bounded(1000);
+        let ran = spawn_flag();
+        for i in 0..1000 {
+            tx.send(i).await.unwrap();
+        }
+        assert!(ran.load(SeqCst), "1,000 ready bounded sends never yielded");
+    });
+}

@@ -58,6 +58,17 @@
 //! sends fail (giving the value back) and receivers get the values that
 //! were already sent, then [`RecvError`]. Values never received are dropped
 //! with the channel's last handle.
+//!
+//! # Cooperative scheduling
+//!
+//! Inside volt's runtime, [`recv`](Receiver::recv) and a bounded channel's
+//! [`send`](Sender::send) take part in the task's coop budget, as tokio's
+//! `mpsc` does: a task that always finds its channel ready still yields
+//! now and then. An unbounded channel's `send` never waits and takes no
+//! budget, as tokio's `UnboundedSender::send` (and every peer channel's
+//! send) takes none: a task that does nothing but send to an unbounded
+//! channel runs until it awaits something else (a yield there would only
+//! hand the worker to consumers that then find the channel empty).
 
 mod backoff;
 mod bounded;
@@ -111,8 +122,9 @@ pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
 
 /// Creates a channel with no capacity limit.
 ///
-/// Sending never waits. Memory is taken in blocks of 31 values and given
-/// back as soon as a block has been received.
+/// Sending never waits, and takes no coop budget (module docs). Memory
+/// is taken in blocks of 31 values and given back as soon as a block has
+/// been received.
 ///
 /// # Examples
 ///

@@ -581,12 +581,12 @@ fn dropping_a_stream_receiver_gives_a_handed_value_back() {
     assert_eq!(other.try_recv(), Ok(5));
 }
 
-/// The coop budget: a `recv` and a bounded `send` that always find their
-/// channel ready still yield now and then (as tokio's `mpsc`); an
-/// unbounded `send`, which never waits, takes no budget (as tokio's
-/// `UnboundedSender::send`).
+/// The coop budget: a `recv` that always finds its channel ready still
+/// yields now and then (as tokio's `mpsc`); a `send` takes no budget at any
+/// capacity and yields only when it waits (as tokio's
+/// `UnboundedSender::send`, and every peer channel's send).
 #[test]
-fn budget_is_taken_by_recv_and_bounded_send_not_by_unbounded_send() {
+fn budget_is_taken_by_recv_not_by_send() {
     use std::sync::atomic::AtomicBool;
     let rt = volt::runtime::Builder::new_current_thread()
         .build()
@@ -610,11 +610,17 @@ fn budget_is_taken_by_recv_and_bounded_send_not_by_unbounded_send() {
         }
         assert!(ran.load(SeqCst), "1,000 ready receives never yielded");
 
-        let (tx, _rx) = channel::bounded(1000);
+        let (tx, rx) = channel::bounded(1000);
         let ran = spawn_flag();
         for i in 0..1000 {
             tx.send(i).await.unwrap();
         }
-        assert!(ran.load(SeqCst), "1,000 ready bounded sends never yielded");
+        assert!(!ran.load(SeqCst), "a bounded send that found room yielded");
+        // A full channel: the send waits, which lets the receiver run.
+        let rx2 = rx.clone();
+        let taken = volt::spawn(async move { rx2.recv().await.unwrap() });
+        tx.send(1000).await.unwrap();
+        assert!(ran.load(SeqCst));
+        assert_eq!(taken.await.unwrap(), 0);
     });
 }

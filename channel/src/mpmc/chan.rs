@@ -250,12 +250,6 @@ impl<T> Chan<T> {
         dispatch!(self, |f| f.capacity())
     }
 
-    /// Whether a `send` can ever wait (every flavor but `Unbounded`).
-    #[inline(always)]
-    pub(crate) fn send_may_wait(&self) -> bool {
-        !matches!(self.flavor, Flavors::Unbounded(_))
-    }
-
     /// Whether a send would have to wait (a rendezvous channel always is).
     pub(crate) fn is_full(&self) -> bool {
         self.capacity().is_some_and(|cap| self.len() >= cap)

@@ -2,10 +2,10 @@
 //!
 //! Each holds its op ([`SendOp`] / [`RecvOp`]: where it waits, its node,
 //! its value) pinned, and polls it through the channel's flavor
-//! (`chan.rs`); all the protocol is there. A future that may wait takes a
-//! unit of the coop budget first, so a task that always finds its channel
-//! ready still yields now and then; an unbounded channel's `send`, which
-//! never waits, takes none (the module docs of `mpmc`). Dropped before it
+//! (`chan.rs`); all the protocol is there. A `Recv` takes a unit of the coop
+//! budget first, so a task that always finds its channel ready still
+//! yields now and then; a `Send` takes none and yields only when it waits
+//! (the module docs of `mpmc`). Dropped before it
 //! completed, a future asks the flavor to undo what its op holds, a check
 //! that is inline and skips the call for an op that never waited (nearly
 //! all of them).
@@ -110,17 +110,10 @@ impl<T> Future for Send<'_, T> {
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // No coop budget: a send yields only when it waits (module docs of
+        // `mpmc`, "Cooperative scheduling").
         let this = self.project();
-        if !this.chan.send_may_wait() {
-            // Completes in this poll: no budget, as tokio's unbounded send.
-            return this.chan.poll_send(this.op, cx);
-        }
-        let coop = ready!(bridge::poll_proceed(cx));
-        let res = this.chan.poll_send(this.op, cx);
-        if res.is_ready() {
-            coop.made_progress();
-        }
-        res
+        this.chan.poll_send(this.op, cx)
     }
 }
 

@@ -61,14 +61,18 @@
 //!
 //! # Cooperative scheduling
 //!
-//! Inside volt's runtime, [`recv`](Receiver::recv) and a bounded channel's
-//! [`send`](Sender::send) take part in the task's coop budget, as tokio's
-//! `mpsc` does: a task that always finds its channel ready still yields
-//! now and then. An unbounded channel's `send` never waits and takes no
-//! budget, as tokio's `UnboundedSender::send` (and every peer channel's
-//! send) takes none: a task that does nothing but send to an unbounded
-//! channel runs until it awaits something else (a yield there would only
-//! hand the worker to consumers that then find the channel empty).
+//! Inside volt's runtime, [`recv`](Receiver::recv) takes part in the task's
+//! coop budget, as tokio's `mpsc` does: a task that always finds its
+//! channel ready still yields now and then. [`send`](Sender::send) takes no
+//! budget, at any capacity, as tokio's `UnboundedSender::send` and every
+//! peer channel's send take none: it yields only when it waits (the
+//! channel is full). A yield there would only hand the worker to consumers
+//! that then find the channel empty and wait, and each such wait costs a
+//! wake-up. A producer on a bounded channel cannot starve its worker's
+//! other tasks for long: the channel fills unless its consumers keep up,
+//! and consumers that keep up find it empty now and then, wait, and leave
+//! their workers free to steal those tasks. A task that does nothing but
+//! send to an unbounded channel runs until it awaits something else.
 
 mod backoff;
 mod bounded;

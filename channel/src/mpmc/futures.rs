@@ -2,13 +2,12 @@
 //!
 //! Each holds its op ([`SendOp`] / [`RecvOp`]: where it waits, its node,
 //! its value) pinned, and polls it through the channel's flavor
-//! (`chan.rs`); all the protocol is there. A `Recv` takes a unit of the coop
-//! budget first, so a task that always finds its channel ready still
+//! (`chan.rs`); all the protocol is there. A `Recv` takes a unit of the
+//! coop budget first, so a task that always finds its channel ready still
 //! yields now and then; a `Send` takes none and yields only when it waits
-//! (the module docs of `mpmc`). Dropped before it
-//! completed, a future asks the flavor to undo what its op holds, a check
-//! that is inline and skips the call for an op that never waited (nearly
-//! all of them).
+//! (the module docs of `mpmc`). Dropped before it completed, a future asks
+//! the flavor to undo what its op holds, a check that is inline and skips
+//! the call for an op that never waited (nearly all of them).
 
 use super::chan::{Chan, RecvOp, SendOp};
 use super::errors::{RecvError, SendError};

@@ -617,6 +617,8 @@ fn budget_is_taken_by_recv_not_by_send() {
         }
         assert!(!ran.load(SeqCst), "a bounded send that found room yielded");
         // A full channel: the send waits, which lets the receiver run.
+        // A clone: `rx` stays, so the channel is still open when the
+        // waiting send gets its room.
         let rx2 = rx.clone();
         let taken = volt::spawn(async move { rx2.recv().await.unwrap() });
         tx.send(1000).await.unwrap();

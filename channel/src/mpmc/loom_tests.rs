@@ -181,9 +181,11 @@ fn try_recv_meets_a_claimed_unwritten_slot() {
 }
 
 /// Two receivers drain one block (2 slots under loom) at the same time:
-/// the reader of the last slot starts freeing the block, the other may
-/// still be reading its slot and takes the walk over (the `READ` and
-/// `DESTROY` bits share a state word: exactly one side sees the other's).
+/// the reader of the last slot parks the block for reuse, and waits for
+/// the other, which may still be reading its slot, to mark it `READ`
+/// first. Then this thread sends three more values, the third into the
+/// reused block's first slot: loom reports that write racing the other
+/// receiver's read if the wait is gone.
 #[test]
 fn two_receivers_free_a_block_together() {
     loom::model(|| {
@@ -193,12 +195,15 @@ fn two_receivers_free_a_block_together() {
         let rx2 = rx.clone();
         let t = thread::spawn(move || rx2.try_recv().unwrap());
         let mine = rx.try_recv().unwrap();
+        for i in 3..6 {
+            tx.try_send(i).unwrap();
+        }
         let theirs = t.join().unwrap();
         assert_eq!(mine + theirs, 3);
         assert_ne!(mine, theirs);
-        // The next block is live and usable.
-        tx.try_send(3).unwrap();
-        assert_eq!(rx.try_recv(), Ok(3));
+        for i in 3..6 {
+            assert_eq!(rx.try_recv(), Ok(i));
+        }
     });
 }
 

@@ -10,14 +10,13 @@
 //! a flag: in `tail`, *closed*; in `head`, *a next block is known to exist*
 //! (so a receiver may skip the emptiness check).
 //!
-//! Each slot has a state byte of its own: `EMPTY`, then `WRITTEN` (stored by
-//! the slot's sender), then `READ` (stored by its receiver). A queued `u64`
-//! costs 9.3 bytes (tokio's mpsc: 9). Each side's step is a plain store, not
-//! a locked read-modify-write: the two stores to a byte never race, because
-//! the receiver stores `READ` only after it has seen `WRITTEN` (Acquire).
-//! A flag bit in a word shared by several slots would take a locked
-//! instruction per message on each side (measured in `benches/NOTES.md`,
-//! "Unbounded").
+//! Each slot has a `written` flag of its own (one byte) and two state bits
+//! (`READ`, `DESTROY`) packed 32 to a 64-bit word: a queued `u64` costs 9.5
+//! bytes (tokio's mpsc: 9). The flag is a byte apart from the bits because
+//! only its slot's sender writes it: a plain store publishes the value,
+//! where a bit in a shared word would take a locked read-modify-write (one
+//! of four per message, 15-25% of an unbounded channel's throughput;
+//! measured in `benches/NOTES.md`, "Unbounded").
 //!
 //! # Protocol
 //!
@@ -25,26 +24,27 @@
 //! the last slot of a block installs the next block (allocated before the
 //! CAS, so nothing allocates while others wait) and moves `tail` past the
 //! sentinel with `fetch_add` (which keeps a concurrent close's flag). It then
-//! writes its value and stores the slot's `WRITTEN` state (Release).
+//! writes its value and stores the slot's `written` flag (Release).
 //!
 //! A receiver checks emptiness (`SeqCst` fence, then compares with
 //! `tail.index`), claims a position by CAS on `head.index`, waits for the
-//! slot's `WRITTEN` state if the sender is still writing, reads the value
-//! and stores `READ` (Release).
+//! slot's `written` flag if the sender is still writing, and reads the value.
 //!
 //! # Giving memory back
 //!
 //! A block is freed as soon as every value in it has been read, so a burst
-//! of a million messages leaves nothing behind once received. The receiver
-//! of a block's last slot frees it, once every other slot of the block is
-//! `READ` (Acquire loads: each receiver's read of its value happens before
-//! the free). It claimed the last slot after every other slot was claimed,
-//! so each of their receivers is past its claim and only a few
-//! instructions from its `READ` store (or waiting for its sender's write,
-//! which needs nothing from any receiver): the wait is short and cannot
-//! deadlock, and a receiver never waits for another otherwise. (The other
-//! way, a hand-off where whichever of the two finishes last frees the
-//! block, takes a locked read-modify-write of a shared word per message.)
+//! of a million messages leaves nothing behind once received. Receivers
+//! finish in any order; the last one to leave a block frees it:
+//!
+//! * the receiver of the block's last slot starts destruction: it walks the
+//!   other slots and sets `DESTROY` on each slot whose `READ` bit is not set
+//!   yet, stopping at the first one (that slot's receiver takes over);
+//! * any other receiver sets `READ` when done; if it finds `DESTROY`, it
+//!   takes over the walk from the next slot.
+//!
+//! Whoever walks past the end frees the block. A slot's `READ`/`DESTROY`
+//! bits are set with `fetch_or`, so exactly one of the two sides sees the
+//! other's bit.
 //!
 //! # Reusing a block
 //!
@@ -71,7 +71,9 @@
 
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
-use crate::bridge::loom::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering::*, fence};
+use crate::bridge::loom::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering, Ordering::*, fence,
+};
 use crate::mpmc::backoff::Backoff;
 use crate::mpmc::ring::PopError;
 
@@ -91,22 +93,29 @@ const MARK_BIT: usize = 1;
 const HAS_NEXT: usize = 1;
 const SHIFT: usize = 1;
 
-/// Slot state: nothing written yet.
-const EMPTY: u8 = 0;
-/// Slot state: the sender has written the value.
-const WRITTEN: u8 = 1;
-/// Slot state: the receiver has read the value (never set by `pop_single`,
-/// whose receiver frees a block without looking at its slots' states).
-const READ: u8 = 2;
+/// Slot state: the value is read.
+const READ: u64 = 1;
+/// Slot state: the block's destruction reached this slot before its reader
+/// finished; the reader continues it.
+const DESTROY: u64 = 2;
+/// Bits of slot state per slot.
+const STATE_BITS: usize = 2;
+/// Slots whose states share one state word.
+const SLOTS_PER_WORD: usize = 64 / STATE_BITS;
+/// State words per block.
+const STATE_WORDS: usize = BLOCK_CAP.div_ceil(SLOTS_PER_WORD);
 
-/// A block of slots. A slot's state byte goes `EMPTY` -> `WRITTEN` (its
-/// sender's store) -> `READ` (its receiver's store, after it saw
-/// `WRITTEN`); the two stores are ordered by that, so neither is a
-/// read-modify-write.
+/// A block of slots. A slot's `written` flag has only one writer, its
+/// sender, which stores it. The receivers' `READ`/`DESTROY` bits are
+/// packed, `STATE_BITS` per slot, in a word (not one word per slot, to
+/// keep a block small) and only ever changed with `fetch_or` on it, so
+/// "exactly one side sees the other's bit" holds per slot as it would with
+/// a word of its own.
 struct Block<T> {
     next: AtomicPtr<Block<T>>,
     values: [UnsafeCell<MaybeUninit<T>>; BLOCK_CAP],
-    states: [AtomicU8; BLOCK_CAP],
+    written: [AtomicBool; BLOCK_CAP],
+    states: [AtomicU64; STATE_WORDS],
 }
 
 impl<T> Block<T> {
@@ -114,12 +123,34 @@ impl<T> Block<T> {
         Box::new(Block {
             next: AtomicPtr::new(ptr::null_mut()),
             values: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
-            states: std::array::from_fn(|_| AtomicU8::new(EMPTY)),
+            written: std::array::from_fn(|_| AtomicBool::new(false)),
+            states: std::array::from_fn(|_| AtomicU64::new(0)),
         })
     }
 
+    /// Slot `i`'s state word and its bits' shift in it.
+    fn state(&self, i: usize) -> (&AtomicU64, usize) {
+        (
+            &self.states[i / SLOTS_PER_WORD],
+            (i % SLOTS_PER_WORD) * STATE_BITS,
+        )
+    }
+
+    /// Whether slot `i`'s state has `bit` (a load with `order`).
+    fn has(&self, i: usize, bit: u64, order: Ordering) -> bool {
+        let (word, shift) = self.state(i);
+        (word.load(order) >> shift) & bit != 0
+    }
+
+    /// Sets `bit` in slot `i`'s state; returns the slot's previous state.
+    fn set(&self, i: usize, bit: u64, order: Ordering) -> u64 {
+        let (word, shift) = self.state(i);
+        (word.fetch_or(bit << shift, order) >> shift) & (READ | DESTROY)
+    }
+
     /// Takes the value of slot `i` once it is written, then marks the slot
-    /// read; the last slot's receiver frees the block instead.
+    /// read: the last slot's receiver starts freeing the block, and one
+    /// that finds `DESTROY` set goes on with it.
     ///
     /// # Safety
     ///
@@ -130,32 +161,24 @@ impl<T> Block<T> {
         // SAFETY: live while slot `i` is unread (the caller's contract).
         let block = unsafe { &*this };
         block.wait_write(i);
-        // SAFETY: claimed by the caller, written (`WRITTEN` seen, Acquire).
+        // SAFETY: claimed by the caller, written (flag seen, Acquire).
         let value = block.values[i].with(|p| unsafe { (*p).assume_init_read() });
         if i + 1 == BLOCK_CAP {
             // SAFETY: we received the last slot.
-            unsafe { Block::destroy(this, spare) };
-        } else {
-            // Release: our read of the value happens before the block's
-            // reset or free by the receiver of its last slot.
-            block.states[i].store(READ, Release);
+            unsafe { Block::destroy(this, 0, spare) };
+        } else if block.set(i, READ, AcqRel) & DESTROY != 0 {
+            // SAFETY: we received slot `i`, and every slot before it is
+            // read (`DESTROY` is set only once they are).
+            unsafe { Block::destroy(this, i + 1, spare) };
         }
         value
-    }
-
-    /// Whether slot `i`'s sender has written it (Acquire: pairs with the
-    /// sender's Release store, so the value is visible). `READ` counts: a
-    /// slot is read only after it is written.
-    #[inline(always)]
-    fn is_written(&self, i: usize) -> bool {
-        self.states[i].load(Acquire) != EMPTY
     }
 
     /// Waits until the sender that claimed slot `i` has written it.
     fn wait_write(&self, i: usize) {
         let mut backoff = Backoff::new();
-        // Acquire: pairs with the sender's Release store of `WRITTEN`.
-        while !self.is_written(i) {
+        // Acquire: pairs with the sender's Release store of the flag.
+        while !self.written[i].load(Acquire) {
             backoff.snooze();
         }
     }
@@ -173,24 +196,24 @@ impl<T> Block<T> {
         }
     }
 
-    /// Frees `this` once every other slot's receiver is done with it.
+    /// Continues the destruction of `this` from slot `start`.
     ///
     /// # Safety
-    /// The caller received the block's last slot.
-    unsafe fn destroy(this: *mut Block<T>, spare: &Spare<T>) {
-        // SAFETY: the block lives until we free it below.
-        let block = unsafe { &*this };
-        for i in 0..BLOCK_CAP - 1 {
-            let mut backoff = Backoff::new();
-            // Acquire: its receiver's read of the value happens before we
-            // reset or free the block.
-            while block.states[i].load(Acquire) != READ {
-                backoff.snooze();
+    /// The caller is the receiver of slot `start - 1` (or of the last slot,
+    /// with `start == 0`), and every slot before `start` is read.
+    unsafe fn destroy(this: *mut Block<T>, start: usize, spare: &Spare<T>) {
+        // The last slot is not walked: its receiver started the walk.
+        for i in start..BLOCK_CAP - 1 {
+            // SAFETY: the block lives until the walk reaches its end.
+            let block = unsafe { &*this };
+            // Acquire/AcqRel: if the reader is done, its read of the value
+            // happened before we free the block.
+            if !block.has(i, READ, Acquire) && block.set(i, DESTROY, AcqRel) & READ == 0 {
+                // Its reader is still at work and will continue the walk.
+                return;
             }
         }
-        // SAFETY: every slot is read, so nobody else touches the block
-        // again (each receiver's `READ` store was its last access, and
-        // every sender's `WRITTEN` store came before it): we own it.
+        // SAFETY: every slot is read and nobody else walks: we own it.
         unsafe { spare.put(this) };
     }
 }
@@ -230,7 +253,8 @@ impl<T> Spare<T> {
         // CAS below publishes them, and nobody else can reach the block
         // before it. The values need no reset: every one was read out.
         b.next = AtomicPtr::new(ptr::null_mut());
-        b.states = std::array::from_fn(|_| AtomicU8::new(EMPTY));
+        b.written = std::array::from_fn(|_| AtomicBool::new(false));
+        b.states = std::array::from_fn(|_| AtomicU64::new(0));
         // Release: the reset happens before `take`'s Acquire swap.
         if self
             .0
@@ -329,7 +353,7 @@ impl<T> List<T> {
                 // SAFETY: claimed by the CAS, so only we write it.
                 block.values[offset].with_mut(|p| unsafe { (*p).write(value) });
                 // Release: publishes the value to its receiver.
-                block.states[offset].store(WRITTEN, Release);
+                block.written[offset].store(true, Release);
                 return Ok(());
             }
         }
@@ -403,7 +427,7 @@ impl<T> List<T> {
                     // SAFETY: claimed by the CAS, so only we write it.
                     block.values[offset].with_mut(|p| unsafe { (*p).write(value) });
                     // Release: publishes the value to its receiver.
-                    block.states[offset].store(WRITTEN, Release);
+                    block.written[offset].store(true, Release);
                     return Ok(());
                 }
                 Err(t) => {
@@ -423,7 +447,7 @@ impl<T> List<T> {
     /// finds one (most pops of a busy list).
     #[inline(always)]
     fn tail_past(&self, head: usize) -> Result<usize, PopError> {
-        // Relaxed: the value is published by its slot's `WRITTEN` state, which
+        // Relaxed: the value is published by its slot's `written` flag, which
         // the pop waits for; this load only finds out whether it may.
         let tail = self.tail.index.load(Relaxed);
         if head >> SHIFT != tail >> SHIFT {
@@ -556,8 +580,8 @@ impl<T> List<T> {
     ///
     /// With one consumer nobody else moves `head` or reads a slot, so
     /// there is no claim: a written slot is taken with a load of its
-    /// state and a store of `head`, and a block is freed as soon as its
-    /// last slot is read (no `READ` marks). Only an unwritten
+    /// `written` flag and a store of `head`, and a block is freed as soon as
+    /// its last slot is read (no `READ`/`DESTROY` marks). Only an unwritten
     /// slot needs an emptiness check: the comparison with `tail` tells
     /// "nothing sent" from "a sender has claimed the slot and is writing
     /// it" (then we wait for the write). Unlike [`pop`](Self::pop)'s, the
@@ -582,9 +606,9 @@ impl<T> List<T> {
         if offset + 1 < BLOCK_CAP
             && !block.is_null()
             // SAFETY: a non-null head block is live until we leave it.
-            && unsafe { (*block).is_written(offset) }
+            && unsafe { (*block).written[offset].load(Acquire) }
         {
-            // SAFETY: written (`WRITTEN` seen, Acquire), and only we read slots.
+            // SAFETY: written (flag seen, Acquire), and only we read slots.
             let value = unsafe { (*block).values[offset].with(|p| (*p).assume_init_read()) };
             // Release: `len` reads it.
             self.head.index.store(head + (1 << SHIFT), Release);
@@ -608,10 +632,10 @@ impl<T> List<T> {
         // Never the sentinel: we step over it when we leave a block.
         let offset = (head >> SHIFT) % LAP;
         // SAFETY: a non-null head block is live until we free it (below).
-        if block.is_null() || !unsafe { (*block).is_written(offset) } {
+        if block.is_null() || !unsafe { (*block).written[offset].load(Acquire) } {
             // Nothing written here: empty, or a sender is writing it.
             // Relaxed: a snapshot (doc comment); the value is published by
-            // its `WRITTEN` state, which we wait for.
+            // its `written` flag, which we wait for.
             claimed_past(head, self.tail.index.load(Relaxed))?;
             // A sender has claimed the slot; it may still be installing
             // the first block, or writing.
@@ -623,7 +647,7 @@ impl<T> List<T> {
             // SAFETY: as above.
             unsafe { (*block).wait_write(offset) };
         }
-        // SAFETY: the slot is written (`WRITTEN` seen, Acquire) and only we
+        // SAFETY: the slot is written (flag seen, Acquire) and only we
         // read slots; the block is live (we have not left it).
         let value = unsafe { (*block).values[offset].with(|p| (*p).assume_init_read()) };
         if offset + 1 == BLOCK_CAP {
@@ -635,7 +659,7 @@ impl<T> List<T> {
             self.head.index.store(head + (2 << SHIFT), Release);
             // Every slot of the block is written and read, so every sender
             // that claimed one is done with it (its last access is the
-            // `WRITTEN` store we saw), and no other reader exists.
+            // `written` store we saw), and no other reader exists.
             // SAFETY: so the block is ours alone, from `Box::into_raw`.
             unsafe { self.spare.put(block) };
         } else {

@@ -181,11 +181,12 @@ fn try_recv_meets_a_claimed_unwritten_slot() {
 }
 
 /// Two receivers drain one block (2 slots under loom) at the same time:
-/// the reader of the last slot parks the block for reuse, and waits for
-/// the other, which may still be reading its slot, to mark it `READ`
-/// first. Then this thread sends three more values, the third into the
-/// reused block's first slot: loom reports that write racing the other
-/// receiver's read if the wait is gone.
+/// the reader of the last slot starts freeing the block, the other may
+/// still be reading its slot and takes the walk over (the `READ` and
+/// `DESTROY` bits share a state word: exactly one side sees the other's).
+/// Then this thread sends three more values, the third into the first
+/// slot of the block parked for reuse: loom reports that write racing the
+/// other receiver's read if the block is parked before that read ends.
 #[test]
 fn two_receivers_free_a_block_together() {
     loom::model(|| {

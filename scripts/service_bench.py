@@ -37,6 +37,11 @@ benches/NOTES.md): `--stage DIR` builds here and copies the stripped
 servers and clients into DIR, with wrk, redis-benchmark and the shared
 libraries they load beyond the C library; `--staged DIR` on the other
 machine runs from DIR and builds nothing.
+
+On many cores the clients can be the bottleneck: `--wrk-threads N` sets
+wrk's `-t` (2 by default, the report's setting), and `--client-cpus K`
+pins every client to the last K CPUs and every server to the others,
+each side's runtime with one worker per CPU it may use.
 """
 import argparse
 import json
@@ -154,7 +159,12 @@ def wait_port(port, proc):
 
 class Server:
     def __init__(self, args, port):
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = dict(os.environ)
+        if SERVER_CPUS is not None:
+            # One worker per CPU it may use, as on an unpinned machine.
+            env["VOLT_WORKER_THREADS"] = env["TOKIO_WORKER_THREADS"] = str(len(SERVER_CPUS))
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env=env, preexec_fn=pinned(SERVER_CPUS))
         wait_port(port, self.proc)
 
     def __enter__(self):
@@ -170,15 +180,34 @@ class Server:
 
 
 def out_of(cmd, timeout):
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ)
+    if CLIENT_CPUS is not None:
+        env["VOLT_WORKER_THREADS"] = env["TOKIO_WORKER_THREADS"] = str(len(CLIENT_CPUS))
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                         preexec_fn=pinned(CLIENT_CPUS))
     if res.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{res.stdout}{res.stderr}")
     return res.stdout
 
 
+# wrk's `-t` (`--wrk-threads`). On 16 cores two threads saturate at 2.00
+# CPUs on the 1 MiB file, and the row then measures the client
+# (benches/NOTES.md, "Many cores").
+WRK_THREADS = 2
+# With `--client-cpus K`: the CPUs the clients and the servers may use
+# (the last K, and the rest); None runs both unpinned.
+CLIENT_CPUS = None
+SERVER_CPUS = None
+
+
+def pinned(cpus):
+    """A `preexec_fn` that confines the child to `cpus` (None: no-op)."""
+    return None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
+
+
 def wrk(url, secs):
     """(requests/s, p99 in ms) from wrk, which must see no error."""
-    out = out_of(["wrk", "-t2", "-c64", f"-d{secs}s", "--latency", url], secs + 30)
+    out = out_of(["wrk", f"-t{WRK_THREADS}", "-c64", f"-d{secs}s", "--latency", url], secs + 30)
     if "Non-2xx" in out or "Socket errors" in out:
         sys.exit(f"wrk saw errors on {url}:\n{out}")
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -247,13 +276,27 @@ def table(result):
 
 
 def main():
+    global WRK_THREADS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--only", default="", help="regex: rows to run")
+    ap.add_argument("--wrk-threads", type=int, default=WRK_THREADS,
+                    help="wrk's -t (default 2)")
+    ap.add_argument("--client-cpus", type=int, metavar="K",
+                    help="pin the clients to the last K CPUs and the servers (with one worker "
+                         "per CPU) to the others")
     ap.add_argument("--stage", metavar="DIR", help="build, copy what a run needs into DIR, exit")
     ap.add_argument("--staged", metavar="DIR", help="run from a --stage DIR; build nothing")
     args = ap.parse_args()
+    WRK_THREADS = args.wrk_threads
+    if args.client_cpus is not None:
+        global CLIENT_CPUS, SERVER_CPUS
+        cpus = sorted(os.sched_getaffinity(0))
+        if not 0 < args.client_cpus < len(cpus):
+            sys.exit(f"--client-cpus must leave the servers a CPU (this machine: {len(cpus)})")
+        CLIENT_CPUS = set(cpus[-args.client_cpus:])
+        SERVER_CPUS = set(cpus[:-args.client_cpus])
     if args.stage and args.staged:
         sys.exit("--stage and --staged exclude each other")
     # Before the tool check: a staged run brings its own wrk and redis-benchmark.
@@ -282,7 +325,8 @@ def main():
             print(f"round {rnd + 1} {name:18} volt {v:12,.0f}  tokio {t:12,.0f}  {v / t:.2f}x",
                   flush=True)
     result = {"machine": f"{os.cpu_count()} CPUs", "seconds": args.seconds,
-              "rounds": args.rounds, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+              "rounds": args.rounds, "wrk_threads": WRK_THREADS,
+              "client_cpus": len(CLIENT_CPUS) if CLIENT_CPUS else None, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "rows": {}}
     for name in rows:
         v = [x[0] for x in samples[name]["volt"]]

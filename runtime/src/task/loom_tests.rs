@@ -259,3 +259,27 @@ fn shutdown_races_a_remote_wake() {
         assert_eq!(drops.load(SeqCst), 1);
     });
 }
+
+/// A wake by value that hands its reference to the `Notified` (on the
+/// thread where the scheduler "is here") races a wake by value from
+/// another thread (which adds a reference and drops its own): the task is
+/// queued at most once at a time, runs to completion and is freed.
+#[test]
+fn wake_here_races_a_remote_wake() {
+    loom::model(|| {
+        let sched = TestSched::new();
+        let _here = sched.enter();
+        let slot = Arc::new(Mutex::new(None));
+        let mut join = sched.spawn(two_step(slot.clone()));
+        assert!(sched.tick());
+        let waker = slot.lock().take().expect("the first poll stored its waker");
+        let remote = waker.clone();
+        let waker_thread = thread::spawn(move || remote.wake());
+        waker.wake();
+        run_until_finished(&sched, &join);
+        waker_thread.join().unwrap();
+        assert_eq!(take_output(&mut join).unwrap(), 7);
+        drop(join);
+        sched.shutdown();
+    });
+}

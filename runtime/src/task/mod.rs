@@ -185,6 +185,22 @@ pub(crate) trait Schedule: Sync + Sized + 'static {
     /// Queue a woken task (from any thread).
     fn schedule(&self, task: Notified<Self>);
 
+    /// Whether this thread can queue tasks of this scheduler through its
+    /// own context ([`Schedule::schedule_here`]), which keeps the scheduler
+    /// alive without the task's help. A waker consumed on such a thread
+    /// hands its reference to the `Notified` (`raw.rs`, `wake_by_val`).
+    fn is_here(&self) -> bool {
+        false
+    }
+
+    /// Queues `task` through this thread's context, on a thread where
+    /// [`Schedule::is_here`] just returned `true`, touching neither the task
+    /// nor the scheduler inside it once the task is queued (another thread
+    /// may run and free it at once). `Err` hands the task back unqueued.
+    fn schedule_here(task: Notified<Self>) -> std::result::Result<(), Notified<Self>> {
+        Err(task)
+    }
+
     /// A task panicked.
     fn unhandled_panic(&self) {}
 

@@ -32,6 +32,8 @@ pub(super) struct Vtable {
     pub(super) poll: unsafe fn(NonNull<Header>) -> bool,
     /// Hands a new `Notified` (reference already counted) to the scheduler.
     pub(super) schedule: unsafe fn(NonNull<Header>),
+    /// A wake that consumes a reference (`Waker::wake`).
+    pub(super) wake_by_val: unsafe fn(NonNull<Header>),
     /// Frees the allocation.
     pub(super) dealloc: unsafe fn(NonNull<Header>),
     /// Reads the output into `*mut Poll<Result<T::Output, JoinError>>` if
@@ -60,6 +62,7 @@ pub(super) fn vtable<T: Future, S: Schedule>() -> &'static Vtable {
     &Vtable {
         poll: poll::<T, S>,
         schedule: schedule::<S>,
+        wake_by_val: wake_by_val::<S>,
         dealloc: dealloc::<T, S>,
         try_read_output: try_read_output::<T, S>,
         drop_join_handle_slow: drop_join_handle_slow::<T, S>,
@@ -150,6 +153,13 @@ impl RawTask {
 
     /// A wake that consumes a reference (`Waker::wake`).
     pub(super) fn wake_by_val(self) {
+        // SAFETY: the caller gives up the reference it holds, as the
+        // vtable entry requires.
+        unsafe { (self.header().vtable.wake_by_val)(self.ptr) }
+    }
+
+    /// `wake_by_val` keeping a reference of its own while `schedule` runs.
+    fn wake_by_val_with_reference(self) {
         match self.header().state.transition_to_notified_by_val() {
             TransitionToNotified::Submit => {
                 // A reference was added for the `Notified`; ours keeps the
@@ -183,6 +193,65 @@ unsafe fn poll<T: Future, S: Schedule>(ptr: NonNull<Header>) -> bool {
     // SAFETY: `ptr` heads a `Cell<T, S>` (the vtable was built for it).
     let harness = unsafe { Harness::<T, S>::from_raw(ptr) };
     harness.poll()
+}
+
+/// The scheduler inside the task at `ptr`.
+///
+/// # Safety
+///
+/// `ptr` heads a live task of scheduler `S`, alive for `'a`.
+unsafe fn scheduler<'a, S: Schedule>(ptr: NonNull<Header>) -> &'a S {
+    // SAFETY: `S` sits at `scheduler_offset` in the task, which the caller
+    // keeps alive.
+    unsafe {
+        ptr.cast::<u8>()
+            .add(ptr.as_ref().vtable.scheduler_offset)
+            .cast::<S>()
+            .as_ref()
+    }
+}
+
+/// A wake that consumes a reference. Where the task's scheduler can queue
+/// it through the current thread's own context (a worker of its runtime,
+/// see `Schedule::is_here`), that reference becomes the `Notified`'s: the
+/// queueing touches nothing of the task's once it is queued, so nothing
+/// needs to keep the task alive meanwhile. Elsewhere (a foreign thread, a
+/// pool thread, another runtime's worker) the scheduler handle used by
+/// `schedule` lives inside the task, which another thread may run and free
+/// once it is queued: there the wake adds a reference for the `Notified`
+/// and drops its own after `schedule` returns, as tokio does.
+unsafe fn wake_by_val<S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: the caller's reference keeps the task alive until the
+    // transition below.
+    let here = unsafe { scheduler::<S>(ptr) }.is_here();
+    // SAFETY: as above.
+    let raw = unsafe { RawTask::from_raw(ptr) };
+    if !here {
+        raw.wake_by_val_with_reference();
+        return;
+    }
+    match raw
+        .header()
+        .state
+        .transition_to_notified_by_val_handing_over()
+    {
+        TransitionToNotified::Submit => {
+            // The waker's reference now belongs to this `Notified`.
+            let task = crate::task::Notified::<S>::from_raw(raw);
+            if let Err(task) = S::schedule_here(task) {
+                // `is_here` held a moment ago on this thread, so this is
+                // not expected; queue it the general way, with a reference
+                // of our own.
+                raw.ref_inc();
+                // SAFETY: `task` holds a reference, and ours keeps the task
+                // alive during `schedule`.
+                unsafe { scheduler::<S>(ptr) }.schedule(task);
+                raw.drop_reference();
+            }
+        }
+        TransitionToNotified::Dealloc => raw.dealloc(),
+        TransitionToNotified::DoNothing => {}
+    }
 }
 
 unsafe fn schedule<S: Schedule>(ptr: NonNull<Header>) {

@@ -3,13 +3,41 @@
 //!
 //! It is a handle around a loom `Arc` (under loom), so a task that is never
 //! freed shows up as a leaked `Arc` in the model.
+//!
+//! A thread that holds an [`TestSched::enter`] guard is one where the
+//! scheduler "is here" (`Schedule::is_here`): wakes by value of its tasks
+//! on that thread hand the waker's reference to the `Notified` and queue
+//! through the guard's handle, as on a worker of the multi-thread runtime.
 
 use crate::loom::sync::{Arc, Mutex};
 use crate::task::list::OwnedTasks;
 use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
+
+#[cfg(loom)]
+use loom::thread_local;
+#[cfg(not(loom))]
+use std::thread_local;
+
+thread_local! {
+    /// The scheduler whose `enter` guard this thread holds.
+    // loom's `thread_local!` takes no `const` initializer.
+    #[allow(clippy::missing_const_for_thread_local)]
+    static HERE: RefCell<Option<TestSched>> = RefCell::new(None);
+}
+
+/// While alive, the scheduler "is here" on this thread.
+pub(crate) struct Entered(());
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let sched = HERE.with(|here| here.borrow_mut().take());
+        drop(sched);
+    }
+}
 
 #[derive(Clone)]
 pub(crate) struct TestSched {
@@ -51,6 +79,13 @@ impl TestSched {
     {
         let (join, notified) = self.inner.owned.bind(future, self.clone(), Id::next());
         (join, notified.expect("scheduler is not shut down"))
+    }
+
+    /// Makes this thread one where the scheduler "is here" until the guard
+    /// is dropped.
+    pub(crate) fn enter(&self) -> Entered {
+        HERE.with(|here| *here.borrow_mut() = Some(self.clone()));
+        Entered(())
     }
 
     /// Runs a notification taken from another queue.
@@ -103,5 +138,23 @@ impl Schedule for TestSched {
 
     fn schedule(&self, task: Notified<Self>) {
         self.inner.queue.lock().push_back(task);
+    }
+
+    fn is_here(&self) -> bool {
+        HERE.with(|here| {
+            here.borrow()
+                .as_ref()
+                .is_some_and(|s| Arc::ptr_eq(&s.inner, &self.inner))
+        })
+    }
+
+    fn schedule_here(task: Notified<Self>) -> Result<(), Notified<Self>> {
+        HERE.with(|here| match here.borrow().as_ref() {
+            Some(sched) => {
+                sched.inner.queue.lock().push_back(task);
+                Ok(())
+            }
+            None => Err(task),
+        })
     }
 }

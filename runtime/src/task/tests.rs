@@ -94,6 +94,82 @@ fn waker_outlives_task() {
     sched.shutdown();
 }
 
+/// Wakes by value where the scheduler "is here" hand the waker's reference
+/// to the `Notified` (`raw.rs`, `wake_by_val`): a wake of an idle task, of
+/// a queued one, of a running one (by the task itself) and of a complete
+/// one, each freeing exactly what it must (Miri checks leaks and frees).
+#[test]
+fn wake_by_val_where_the_scheduler_is_here() {
+    let sched = TestSched::new();
+    let _here = sched.enter();
+    let slot: Arc<Mutex<Vec<Waker>>> = Arc::default();
+    let s = slot.clone();
+    let polls = Arc::new(AtomicUsize::new(0));
+    let p = polls.clone();
+    let mut join = sched.spawn(poll_fn(move |cx| {
+        let n = p.fetch_add(1, SeqCst);
+        s.lock().unwrap().push(cx.waker().clone());
+        s.lock().unwrap().push(cx.waker().clone());
+        match n {
+            0 => Poll::Pending,
+            1 => {
+                // Running: the wake only sets NOTIFIED.
+                #[allow(clippy::waker_clone_wake)] // exercises wake by value
+                cx.waker().clone().wake();
+                Poll::Pending
+            }
+            _ => Poll::Ready(()),
+        }
+    }));
+    sched.run_all();
+    assert_eq!(polls.load(SeqCst), 1);
+    let mut wakers = std::mem::take(&mut *slot.lock().unwrap());
+    // Idle: queued, with the first waker's reference.
+    wakers.pop().unwrap().wake();
+    assert_eq!(sched.queued(), 1);
+    // Queued: nothing but the second waker's reference dropped.
+    wakers.pop().unwrap().wake();
+    assert_eq!(sched.queued(), 1);
+    sched.run_all();
+    assert_eq!(polls.load(SeqCst), 3, "the self-wake ran it once more");
+    assert!(matches!(poll_join(&mut join), Poll::Ready(Ok(()))));
+    drop(join);
+    // Complete: the wakers' references go, the last one frees the task.
+    for waker in std::mem::take(&mut *slot.lock().unwrap()) {
+        waker.wake();
+    }
+    assert_eq!(sched.queued(), 0);
+    sched.shutdown();
+}
+
+/// A wake by value of another scheduler's task, on a thread where one
+/// scheduler "is here", takes the general path.
+#[test]
+fn wake_by_val_of_another_schedulers_task() {
+    let here = TestSched::new();
+    let other = TestSched::new();
+    let _here = here.enter();
+    let slot: Arc<Mutex<Option<Waker>>> = Arc::default();
+    let s = slot.clone();
+    let mut join = other.spawn(poll_fn(move |cx| {
+        let mut s = s.lock().unwrap();
+        if s.is_some() {
+            return Poll::Ready(5);
+        }
+        *s = Some(cx.waker().clone());
+        Poll::Pending
+    }));
+    other.run_all();
+    let waker = slot.lock().unwrap().as_ref().unwrap().clone();
+    waker.wake();
+    assert_eq!((here.queued(), other.queued()), (0, 1));
+    other.run_all();
+    assert!(matches!(poll_join(&mut join), Poll::Ready(Ok(5))));
+    drop(slot.lock().unwrap().take());
+    other.shutdown();
+    here.shutdown();
+}
+
 #[test]
 fn join_waker_is_replaced_and_woken() {
     struct Flag(AtomicUsize);

@@ -74,6 +74,14 @@ impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified<Self>) {
         self.schedule_task(task);
     }
+
+    fn is_here(&self) -> bool {
+        self.is_current_worker()
+    }
+
+    fn schedule_here(task: Notified<Self>) -> Result<(), Notified<Self>> {
+        Handle::schedule_on_current_worker(task)
+    }
 }
 
 impl fmt::Debug for Handle {

@@ -706,6 +706,37 @@ impl Handle {
         });
     }
 
+    /// Whether this thread is a worker of this runtime holding its core
+    /// (where `schedule_task` queues locally).
+    pub(super) fn is_current_worker(&self) -> bool {
+        with_current(|maybe_cx| {
+            maybe_cx.is_some_and(|cx| {
+                std::ptr::eq(self, &*cx.worker.handle) && cx.core.borrow().is_some()
+            })
+        })
+    }
+
+    /// `schedule_task`'s local path, through the current worker's own
+    /// handle: nothing of the task's is used once it is queued, so a wake
+    /// need not keep it alive (`Schedule::schedule_here`). `Err` if this
+    /// thread holds no core.
+    pub(super) fn schedule_on_current_worker(task: Notified) -> Result<(), Notified> {
+        with_current(|maybe_cx| {
+            let Some(cx) = maybe_cx else {
+                return Err(task);
+            };
+            match cx.core.borrow_mut().as_mut() {
+                Some(core) => {
+                    cx.worker
+                        .handle
+                        .schedule_local(core, task, cx.defer.is_draining());
+                    Ok(())
+                }
+                None => Err(task),
+            }
+        })
+    }
+
     /// Queues a task that woke itself while it ran on this worker (it
     /// yielded; `LocalNotified::run` handed it back): at the back.
     fn schedule_yielded(&self, core: &mut Core, task: Notified) {

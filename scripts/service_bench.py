@@ -200,6 +200,15 @@ CLIENT_CPUS = None
 SERVER_CPUS = None
 
 
+def static_files():
+    """Writes the files `ServeDir` serves (4 KiB and 1 MiB); returns their folder."""
+    static = os.path.join(TARGET, "ecosystem-static")
+    os.makedirs(static, exist_ok=True)
+    open(os.path.join(static, "small.txt"), "wb").write(b"x" * 4096)
+    open(os.path.join(static, "big.bin"), "wb").write(bytes(i % 256 for i in range(1 << 20)))
+    return static
+
+
 def pinned(cpus):
     """A `preexec_fn` that confines the child to `cpus` (None: no-op)."""
     return None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
@@ -310,10 +319,7 @@ def main():
     if bins is None:
         bins = build()
     rows = [r for r in ROWS if re.search(args.only, r)]
-    static = os.path.join(TARGET, "ecosystem-static")
-    os.makedirs(static, exist_ok=True)
-    open(os.path.join(static, "small.txt"), "wb").write(b"x" * 4096)
-    open(os.path.join(static, "big.bin"), "wb").write(bytes(i % 256 for i in range(1 << 20)))
+    static = static_files()
 
     samples = {r: {"volt": [], "tokio": []} for r in rows}
     for rnd in range(args.rounds):

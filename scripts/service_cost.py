@@ -93,10 +93,7 @@ def main():
     ap.add_argument("--staged", metavar="DIR", help="run from a service_bench.py --stage DIR")
     args = ap.parse_args()
     bins = sb.staged(args.staged) if args.staged else sb.build()
-    static = os.path.join(sb.TARGET, "ecosystem-static")
-    os.makedirs(static, exist_ok=True)
-    open(os.path.join(static, "small.txt"), "wb").write(b"x" * 4096)
-    open(os.path.join(static, "big.bin"), "wb").write(bytes(i % 256 for i in range(1 << 20)))
+    static = sb.static_files()
     port = 21000 + os.getpid() % 1000
     for config in args.configs:
         workers, _, threads = config.partition(":")

@@ -116,6 +116,21 @@ impl<T> Shared<T> {
         self.state.load(Acquire) & CLOSED != 0
     }
 
+    /// A new version, under the value's write lock: returns how many
+    /// receivers may be waiting for it (`notify_waiters` is due if any).
+    #[inline]
+    fn publish(&self) -> usize {
+        // Under the write lock no other send runs, and the last sender's
+        // drop (the one other writer) cannot overlap a send: a load and a
+        // store. Release: a receiver that sees the new version (then takes
+        // the read lock) reads the new value.
+        let state = self.state.load(Relaxed);
+        self.state.store(state.wrapping_add(VERSION_STEP), Release);
+        // Relaxed: the lock orders a receiver's count before its locked
+        // look; a look before this section has its count seen here.
+        self.waiting.load(Relaxed)
+    }
+
     /// `Some` once `version` is stale (marking it seen) or the channel is
     /// closed.
     fn maybe_changed(&self, version: &mut usize) -> Option<Result<(), RecvError>> {
@@ -363,6 +378,7 @@ impl<T> Sender<T> {
 
     /// Replaces the value and notifies the receivers. Fails, giving the
     /// value back, if there is no receiver.
+    #[inline]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
         if self.shared.rx_count.load(Acquire) == 0 {
             return Err(SendError(value));
@@ -389,21 +405,7 @@ impl<T> Sender<T> {
             let mut lock = shared.value.write();
             match panic::catch_unwind(AssertUnwindSafe(|| modify(&mut lock))) {
                 Ok(false) => return false,
-                Ok(true) => {
-                    // Under the write lock no other send runs, and the last
-                    // sender's drop (the one other writer) cannot overlap
-                    // this send: a load and a store. Release: a receiver
-                    // that sees the new version (then takes the read lock)
-                    // reads the new value.
-                    let state = shared.state.load(Relaxed);
-                    shared
-                        .state
-                        .store(state.wrapping_add(VERSION_STEP), Release);
-                    // Relaxed: the lock orders a receiver's count before
-                    // its locked look; a look before this section has its
-                    // count seen here.
-                    shared.waiting.load(Relaxed)
-                }
+                Ok(true) => shared.publish(),
                 Err(payload) => {
                     drop(lock);
                     panic::resume_unwind(payload);
@@ -418,8 +420,20 @@ impl<T> Sender<T> {
 
     /// Replaces the value, returning the old one, and notifies the
     /// receivers (even if there is none).
+    #[inline]
     pub fn send_replace(&self, mut value: T) -> T {
-        self.send_modify(|old| mem::swap(old, &mut value));
+        let shared = &*self.shared;
+        // A swap cannot panic: no `catch_unwind` here, unlike
+        // `send_if_modified`. The old value is dropped by the caller,
+        // after the lock is released.
+        let waiting = {
+            let mut lock = shared.value.write();
+            mem::swap(&mut *lock, &mut value);
+            shared.publish()
+        };
+        if waiting != 0 {
+            shared.notify_rx.notify_waiters();
+        }
         value
     }
 

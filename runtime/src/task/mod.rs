@@ -185,20 +185,29 @@ pub(crate) trait Schedule: Sync + Sized + 'static {
     /// Queue a woken task (from any thread).
     fn schedule(&self, task: Notified<Self>);
 
-    /// Whether this thread can queue tasks of this scheduler through its
-    /// own context ([`Schedule::schedule_here`]), which keeps the scheduler
-    /// alive without the task's help. A waker consumed on such a thread
-    /// hands its reference to the `Notified` (`raw.rs`, `wake_by_val`).
-    fn is_here(&self) -> bool {
-        false
+    /// This scheduler's identity for [`Schedule::wake_here`], or `None` if
+    /// no thread ever queues its tasks through a context of its own (the
+    /// default). Only compared, never dereferenced.
+    fn here_key(&self) -> Option<NonNull<()>> {
+        None
     }
 
-    /// Queues `task` through this thread's context, on a thread where
-    /// [`Schedule::is_here`] just returned `true`, touching neither the task
-    /// nor the scheduler inside it once the task is queued (another thread
-    /// may run and free it at once). `Err` hands the task back unqueued.
-    fn schedule_here(task: Notified<Self>) -> std::result::Result<(), Notified<Self>> {
-        Err(task)
+    /// On a thread that can queue tasks of the scheduler named by `key`
+    /// through its own context (which keeps that scheduler alive without
+    /// the task's help), runs `transition` and queues the `Notified` it
+    /// returns, if any, touching neither the task nor the scheduler inside
+    /// it once the task is queued (another thread may run and free it at
+    /// once); returns `transition`'s other result. Elsewhere returns `None`
+    /// without running `transition`. A waker consumed on such a thread
+    /// hands its reference to the `Notified` (`raw.rs`, `wake_by_val`).
+    /// `transition` must not reenter the scheduler: it runs while the
+    /// thread's context is borrowed.
+    fn wake_here<R>(
+        key: NonNull<()>,
+        transition: impl FnOnce() -> (Option<Notified<Self>>, R),
+    ) -> Option<R> {
+        let _ = (key, transition);
+        None
     }
 
     /// A task panicked.

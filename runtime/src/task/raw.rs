@@ -213,7 +213,7 @@ unsafe fn scheduler<'a, S: Schedule>(ptr: NonNull<Header>) -> &'a S {
 
 /// A wake that consumes a reference. Where the task's scheduler can queue
 /// it through the current thread's own context (a worker of its runtime,
-/// see `Schedule::is_here`), that reference becomes the `Notified`'s: the
+/// see `Schedule::wake_here`), that reference becomes the `Notified`'s: the
 /// queueing touches nothing of the task's once it is queued, so nothing
 /// needs to keep the task alive meanwhile. Elsewhere (a foreign thread, a
 /// pool thread, another runtime's worker) the scheduler handle used by
@@ -223,34 +223,32 @@ unsafe fn scheduler<'a, S: Schedule>(ptr: NonNull<Header>) -> &'a S {
 unsafe fn wake_by_val<S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the caller's reference keeps the task alive until the
     // transition below.
-    let here = unsafe { scheduler::<S>(ptr) }.is_here();
+    let key = unsafe { scheduler::<S>(ptr) }.here_key();
     // SAFETY: as above.
     let raw = unsafe { RawTask::from_raw(ptr) };
-    if !here {
-        raw.wake_by_val_with_reference();
-        return;
-    }
-    match raw
-        .header()
-        .state
-        .transition_to_notified_by_val_handing_over()
-    {
-        TransitionToNotified::Submit => {
-            // The waker's reference now belongs to this `Notified`.
-            let task = crate::task::Notified::<S>::from_raw(raw);
-            if let Err(task) = S::schedule_here(task) {
-                // `is_here` held a moment ago on this thread, so this is
-                // not expected; queue it the general way, with a reference
-                // of our own.
-                raw.ref_inc();
-                // SAFETY: `task` holds a reference, and ours keeps the task
-                // alive during `schedule`.
-                unsafe { scheduler::<S>(ptr) }.schedule(task);
-                raw.drop_reference();
+    let here = key.and_then(|key| {
+        // Runs only where the scheduler is here; the `Notified` gets the
+        // waker's reference, and the wake decides alone whether to free.
+        S::wake_here(key, || {
+            match raw
+                .header()
+                .state
+                .transition_to_notified_by_val_handing_over()
+            {
+                TransitionToNotified::Submit => {
+                    (Some(crate::task::Notified::<S>::from_raw(raw)), false)
+                }
+                TransitionToNotified::Dealloc => (None, true),
+                TransitionToNotified::DoNothing => (None, false),
             }
-        }
-        TransitionToNotified::Dealloc => raw.dealloc(),
-        TransitionToNotified::DoNothing => {}
+        })
+    });
+    match here {
+        // Freed outside `wake_here`: dropping the output may use the
+        // scheduler's context.
+        Some(true) => raw.dealloc(),
+        Some(false) => {}
+        None => raw.wake_by_val_with_reference(),
     }
 }
 

@@ -5,7 +5,7 @@
 //! freed shows up as a leaked `Arc` in the model.
 //!
 //! A thread that holds an [`TestSched::enter`] guard is one where the
-//! scheduler "is here" (`Schedule::is_here`): wakes by value of its tasks
+//! scheduler "is here" (`Schedule::wake_here`): wakes by value of its tasks
 //! on that thread hand the waker's reference to the `Notified` and queue
 //! through the guard's handle, as on a worker of the multi-thread runtime.
 
@@ -16,6 +16,7 @@ use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
+use std::ptr::NonNull;
 
 #[cfg(loom)]
 use loom::thread_local;
@@ -140,21 +141,25 @@ impl Schedule for TestSched {
         self.inner.queue.lock().push_back(task);
     }
 
-    fn is_here(&self) -> bool {
-        HERE.with(|here| {
-            here.borrow()
-                .as_ref()
-                .is_some_and(|s| Arc::ptr_eq(&s.inner, &self.inner))
-        })
+    fn here_key(&self) -> Option<NonNull<()>> {
+        Some(NonNull::from(&*self.inner).cast())
     }
 
-    fn schedule_here(task: Notified<Self>) -> Result<(), Notified<Self>> {
-        HERE.with(|here| match here.borrow().as_ref() {
-            Some(sched) => {
-                sched.inner.queue.lock().push_back(task);
-                Ok(())
+    fn wake_here<R>(
+        key: NonNull<()>,
+        transition: impl FnOnce() -> (Option<Notified<Self>>, R),
+    ) -> Option<R> {
+        HERE.with(|here| {
+            let here = here.borrow();
+            let sched = here.as_ref()?;
+            if !std::ptr::eq(key.as_ptr().cast::<Inner>(), &*sched.inner) {
+                return None;
             }
-            None => Err(task),
+            let (task, res) = transition();
+            if let Some(task) = task {
+                sched.inner.queue.lock().push_back(task);
+            }
+            Some(res)
         })
     }
 }

@@ -6,6 +6,7 @@ use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 
 use std::fmt;
 use std::future::Future;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// What tasks and runtime handles hold.
@@ -75,12 +76,15 @@ impl Schedule for Arc<Handle> {
         self.schedule_task(task);
     }
 
-    fn is_here(&self) -> bool {
-        self.is_current_worker()
+    fn here_key(&self) -> Option<NonNull<()>> {
+        Some(NonNull::from(&**self).cast())
     }
 
-    fn schedule_here(task: Notified<Self>) -> Result<(), Notified<Self>> {
-        Handle::schedule_on_current_worker(task)
+    fn wake_here<R>(
+        key: NonNull<()>,
+        transition: impl FnOnce() -> (Option<Notified<Self>>, R),
+    ) -> Option<R> {
+        Handle::wake_on_current_worker(key.cast(), transition)
     }
 }
 

@@ -62,6 +62,7 @@ use crate::util::rand::FastRand;
 use crate::{context, coop};
 
 use std::cell::RefCell;
+use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
@@ -706,34 +707,30 @@ impl Handle {
         });
     }
 
-    /// Whether this thread is a worker of this runtime holding its core
-    /// (where `schedule_task` queues locally).
-    pub(super) fn is_current_worker(&self) -> bool {
+    /// `Schedule::wake_here` for this runtime: on a worker of the handle
+    /// at `key` that holds its core, runs `transition` and queues the task
+    /// it returns through the worker's own handle (`schedule_task`'s local
+    /// path), so nothing of the task's is used once it is queued. `None`
+    /// elsewhere, `transition` not run. `key` is only compared: it may be
+    /// any handle.
+    pub(super) fn wake_on_current_worker<R>(
+        key: NonNull<Handle>,
+        transition: impl FnOnce() -> (Option<Notified>, R),
+    ) -> Option<R> {
         with_current(|maybe_cx| {
-            maybe_cx.is_some_and(|cx| {
-                std::ptr::eq(self, &*cx.worker.handle) && cx.core.borrow().is_some()
-            })
-        })
-    }
-
-    /// `schedule_task`'s local path, through the current worker's own
-    /// handle: nothing of the task's is used once it is queued, so a wake
-    /// need not keep it alive (`Schedule::schedule_here`). `Err` if this
-    /// thread holds no core.
-    pub(super) fn schedule_on_current_worker(task: Notified) -> Result<(), Notified> {
-        with_current(|maybe_cx| {
-            let Some(cx) = maybe_cx else {
-                return Err(task);
-            };
-            match cx.core.borrow_mut().as_mut() {
-                Some(core) => {
-                    cx.worker
-                        .handle
-                        .schedule_local(core, task, cx.defer.is_draining());
-                    Ok(())
-                }
-                None => Err(task),
+            let cx = maybe_cx?;
+            if !std::ptr::eq(key.as_ptr(), &*cx.worker.handle) {
+                return None;
             }
+            let mut core = cx.core.borrow_mut();
+            let core = core.as_mut()?;
+            let (task, res) = transition();
+            if let Some(task) = task {
+                cx.worker
+                    .handle
+                    .schedule_local(core, task, cx.defer.is_draining());
+            }
+            Some(res)
         })
     }
 

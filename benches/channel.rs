@@ -306,8 +306,8 @@ fn oneshot(c: &mut Criterion) {
 }
 
 /// `broadcast_1s8r`: one sender task, 8 receiver tasks, capacity 1024; the
-/// sender yields whenever the ring is full so nobody lags. Volt on volt
-/// against tokio on tokio.
+/// sender yields whenever the ring is full so nobody lags. `broadcast_4s4r`:
+/// 4 sender tasks, 4 receivers. Volt on volt against tokio on tokio.
 fn broadcast(c: &mut Criterion) {
     const N: usize = 5_000;
     let vrt = volt_rt();
@@ -360,6 +360,83 @@ fn broadcast(c: &mut Criterion) {
                 tokio::spawn,
                 tokio::task::yield_now,
                 tokio::sync::broadcast::channel::<usize>
+            )
+        })
+    });
+    g.finish();
+
+    // `broadcast_4s4r`: 4 sender tasks contend for the tail, 4 receivers
+    // read until the channel closes (a receiver that lags counts what it
+    // missed, so every run accounts for all values).
+    const M: usize = 5_000;
+    macro_rules! four_to_four {
+        ($rt:expr, $spawn:path, $yield_now:path, $channel:path, $lagged:path, $closed:path) => {{
+            $rt.block_on(async {
+                let (tx, rx) = $channel(1024);
+                let readers: Vec<_> = (0..4)
+                    .map(|_| {
+                        let mut rx = tx.subscribe();
+                        $spawn(async move {
+                            let mut seen = 0;
+                            loop {
+                                match rx.recv().await {
+                                    Ok(_) => seen += 1,
+                                    Err($lagged(n)) => seen += n as usize,
+                                    Err($closed) => return seen,
+                                }
+                            }
+                        })
+                    })
+                    .collect();
+                drop(rx);
+                let senders: Vec<_> = (0..4)
+                    .map(|_| {
+                        let tx = tx.clone();
+                        $spawn(async move {
+                            for i in 0..M {
+                                tx.send(i).unwrap();
+                                if i % 64 == 63 {
+                                    $yield_now().await;
+                                }
+                            }
+                        })
+                    })
+                    .collect();
+                drop(tx);
+                for h in senders {
+                    h.await.unwrap();
+                }
+                for h in readers {
+                    assert_eq!(h.await.unwrap(), 4 * M);
+                }
+            })
+        }};
+    }
+    let mut g = c.benchmark_group("broadcast_4s4r");
+    g.throughput(Throughput::Elements((M * 4 * 4) as u64));
+    g.bench_function("volt", |b| {
+        b.iter(|| {
+            use volt::sync::broadcast::error::RecvError;
+            four_to_four!(
+                vrt,
+                volt::spawn,
+                volt::task::yield_now,
+                volt::sync::broadcast::channel::<usize>,
+                RecvError::Lagged,
+                RecvError::Closed
+            )
+        })
+    });
+    g.bench_function("tokio", |b| {
+        b.iter(|| {
+            use tokio::sync::broadcast::error::RecvError;
+            four_to_four!(
+                trt,
+                tokio::spawn,
+                tokio::task::yield_now,
+                tokio::sync::broadcast::channel::<usize>,
+                RecvError::Lagged,
+                RecvError::Closed
             )
         })
     });

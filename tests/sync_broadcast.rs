@@ -131,6 +131,25 @@ fn values_are_dropped_once_every_receiver_has_them() {
 }
 
 #[test]
+fn dropped_receiver_gives_up_only_what_the_ring_still_holds() {
+    let drops = DropCounter::new();
+    let (tx, mut a) = broadcast::channel(2);
+    let b = tx.subscribe();
+    for _ in 0..5 {
+        tx.send(std::sync::Arc::new(drops.track())).ok().unwrap();
+    }
+    // Three values were overwritten unread; two are held for both.
+    assert_eq!(drops.count(), 3);
+    drop(b);
+    assert_eq!(drops.count(), 3);
+    assert!(matches!(a.try_recv(), Err(TryRecvError::Lagged(3))));
+    drop(a.try_recv().unwrap());
+    drop(a.try_recv().unwrap());
+    assert_eq!(drops.count(), 5);
+    assert_eq!(tx.len(), 0);
+}
+
+#[test]
 fn waiting_receiver_is_woken_by_send_and_close() {
     let (tx, mut rx) = broadcast::channel::<u8>(2);
     let (count, waker) = counting_waker();

@@ -3,7 +3,8 @@
 //!
 //! Users: the small-capacity MPMC flavor (every operation takes its lock)
 //! and broadcast's slots (a send replaces a slot's value; a receiver checks
-//! the slot's position and clones its value). Taking it is one
+//! the slot's position and clones its value) and tail (a send claims a
+//! position; a receiver subscribes or goes). Taking it is one
 //! compare-exchange and giving it back one plain store (a `std` mutex
 //! gives it back with a swap, to learn whether to wake a parked thread,
 //! and checks for poisoning on both sides).

@@ -59,3 +59,30 @@ fn close_wakes_the_receiver() {
         t.join().unwrap();
     });
 }
+
+/// A receiver dropped with a value unread walks the ring after it has
+/// left the tail lock, while a send overwrites that value: every value is
+/// dropped exactly once, by whoever holds it last, and nothing leaks. (A
+/// walk that decremented a slot without checking its position would take
+/// the new value from under the other receiver.)
+#[test]
+fn dropped_receiver_races_an_overwrite() {
+    loom::model(|| {
+        let v = Arc::new(());
+        let (tx, mut rx1) = channel::<Arc<()>>(1);
+        let rx2 = tx.subscribe();
+        tx.send(v.clone()).unwrap();
+        let second = v.clone();
+        let t = thread::spawn(move || {
+            let sent_to = tx.send(second).unwrap();
+            assert!(sent_to == 1 || sent_to == 2);
+        });
+        drop(rx2);
+        t.join().unwrap();
+        assert_eq!(rx1.try_recv().unwrap_err(), TryRecvError::Lagged(1));
+        assert!(rx1.try_recv().is_ok());
+        assert_eq!(rx1.try_recv().unwrap_err(), TryRecvError::Closed);
+        drop(rx1);
+        assert_eq!(Arc::strong_count(&v), 1);
+    });
+}

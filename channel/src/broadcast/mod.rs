@@ -30,7 +30,10 @@
 //!   flag (written only under the lock, so that a receiver with nothing
 //!   new learns it with one load, without the lock). A send takes the tail
 //!   lock, writes the slot at `pos % capacity` (overwriting the oldest
-//!   value when the ring is full) and advances `pos`.
+//!   value when the ring is full) and advances `pos`. It is a spin lock
+//!   too: it is held for a send, a subscribe, a receiver's count, or a
+//!   binary search in `Sender::len`, never for a walk of the ring (a
+//!   dropped receiver walks its unread values under their slot locks).
 //! * A receiver keeps the next position it wants. Its slot holds either
 //!   that position (read it), an older one (nothing new: empty, or closed),
 //!   or a newer one (it was overwritten: the receiver *lagged*; it jumps to
@@ -42,8 +45,8 @@
 //!   `Notify` for the last receiver to go.
 
 use crate::bridge;
+use crate::bridge::loom::sync::Arc;
 use crate::bridge::loom::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
-use crate::bridge::loom::sync::{Arc, Mutex};
 use crate::spin_lock::SpinLock;
 use volt_sync::Notify;
 
@@ -148,7 +151,7 @@ struct Tail {
 
 struct Shared<T> {
     buffer: Box<[Slot<T>]>,
-    tail: Mutex<Tail>,
+    tail: SpinLock<Tail>,
     /// The next position to write and the closed flag, as `pos << 1 |
     /// closed`: written only under the tail lock (so exact there), read
     /// without it by receivers with nothing new. Positions count modulo
@@ -250,7 +253,7 @@ impl<T> Sender<T> {
         Sender {
             shared: Arc::new(Shared {
                 buffer,
-                tail: Mutex::new(Tail { rx_cnt: 0 }),
+                tail: SpinLock::new(Tail { rx_cnt: 0 }),
                 tail_state: AtomicU64::new(0),
                 num_tx: AtomicUsize::new(1),
                 num_weak_tx: AtomicUsize::new(0),
@@ -636,22 +639,30 @@ impl<T> Drop for Receiver<T> {
         let mut tail = self.shared.tail.lock();
         tail.rx_cnt -= 1;
         let last = tail.rx_cnt == 0;
+        let (end, _) = self.shared.tail_state();
+        drop(tail);
         // Give up our share of every value we were counted for and did not
         // read (those still in the ring), so the last reader drops them.
-        let (end, _) = self.shared.tail_state();
+        // Sends from now on do not count us, and each lands on a position
+        // at or after `end`, so a slot that still holds position `pos`
+        // holds the value we were counted for: the walk needs only the
+        // slot locks, and the tail lock stays a short one.
         let start = self.next.max(end.saturating_sub(self.shared.capacity()));
-        let mut dropped = Vec::new();
         let mut pos = start;
         while pos != end {
             let slot = self.shared.slot(pos);
             let mut inner = slot.inner.lock();
-            if inner.pos == pos && slot.rem.load(Relaxed) > 0 && slot.dec_rem(&inner) == 0 {
-                dropped.extend(inner.val.take());
-            }
+            let unread =
+                if inner.pos == pos && slot.rem.load(Relaxed) > 0 && slot.dec_rem(&inner) == 0 {
+                    inner.val.take()
+                } else {
+                    None
+                };
+            drop(inner);
+            // Dropped outside the slot lock.
+            drop(unread);
             pos = pos.wrapping_add(1);
         }
-        drop(tail);
-        drop(dropped);
         if last {
             self.shared.notify_last_rx.notify_waiters();
         }

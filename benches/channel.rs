@@ -370,19 +370,20 @@ fn broadcast(c: &mut Criterion) {
     // missed, so every run accounts for all values).
     const M: usize = 5_000;
     macro_rules! four_to_four {
-        ($rt:expr, $spawn:path, $yield_now:path, $channel:path, $lagged:path, $closed:path) => {{
+        ($rt:expr, $k:ident) => {{
+            use ::$k::sync::broadcast::{self, error::RecvError};
             $rt.block_on(async {
-                let (tx, rx) = $channel(1024);
+                let (tx, rx) = broadcast::channel::<usize>(1024);
                 let readers: Vec<_> = (0..4)
                     .map(|_| {
                         let mut rx = tx.subscribe();
-                        $spawn(async move {
+                        ::$k::spawn(async move {
                             let mut seen = 0;
                             loop {
                                 match rx.recv().await {
                                     Ok(_) => seen += 1,
-                                    Err($lagged(n)) => seen += n as usize,
-                                    Err($closed) => return seen,
+                                    Err(RecvError::Lagged(n)) => seen += n as usize,
+                                    Err(RecvError::Closed) => return seen,
                                 }
                             }
                         })
@@ -392,11 +393,11 @@ fn broadcast(c: &mut Criterion) {
                 let senders: Vec<_> = (0..4)
                     .map(|_| {
                         let tx = tx.clone();
-                        $spawn(async move {
+                        ::$k::spawn(async move {
                             for i in 0..M {
                                 tx.send(i).unwrap();
                                 if i % 64 == 63 {
-                                    $yield_now().await;
+                                    ::$k::task::yield_now().await;
                                 }
                             }
                         })
@@ -414,32 +415,8 @@ fn broadcast(c: &mut Criterion) {
     }
     let mut g = c.benchmark_group("broadcast_4s4r");
     g.throughput(Throughput::Elements((M * 4 * 4) as u64));
-    g.bench_function("volt", |b| {
-        b.iter(|| {
-            use volt::sync::broadcast::error::RecvError;
-            four_to_four!(
-                vrt,
-                volt::spawn,
-                volt::task::yield_now,
-                volt::sync::broadcast::channel::<usize>,
-                RecvError::Lagged,
-                RecvError::Closed
-            )
-        })
-    });
-    g.bench_function("tokio", |b| {
-        b.iter(|| {
-            use tokio::sync::broadcast::error::RecvError;
-            four_to_four!(
-                trt,
-                tokio::spawn,
-                tokio::task::yield_now,
-                tokio::sync::broadcast::channel::<usize>,
-                RecvError::Lagged,
-                RecvError::Closed
-            )
-        })
-    });
+    g.bench_function("volt", |b| b.iter(|| four_to_four!(vrt, volt)));
+    g.bench_function("tokio", |b| b.iter(|| four_to_four!(trt, tokio)));
     g.finish();
 }
 

@@ -43,8 +43,15 @@ async fn main() {
         .spawn();
     tracing_subscriber::registry().with(layer).init();
 
+    // Connected first: by then the console's own thread has spawned its
+    // tasks, so the spawn callsite is registered. A task spawned while
+    // another thread is registering that callsite is created before the
+    // console layer knows the callsite is a spawn, and is not recorded (a
+    // race between `tracing-core`'s registration and console-subscriber,
+    // the same on tokio); the workload starts after it.
+    let client = connect(port).await;
     spawn_workload();
-    let failures = check(port).await;
+    let failures = check(client).await;
     if failures.is_empty() {
         println!("console-subscriber ran: every check passed");
     } else {
@@ -131,22 +138,28 @@ fn spawn_workload() {
     });
 }
 
-/// Reads the console's updates for a while and checks them.
-async fn check(port: u16) -> Vec<String> {
+type Client = InstrumentClient<tonic::transport::Channel>;
+
+/// The console's gRPC client, once its server answers.
+async fn connect(port: u16) -> Client {
     let url = format!("http://127.0.0.1:{port}");
-    let mut client = loop {
+    loop {
         match InstrumentClient::connect(url.clone()).await {
-            Ok(c) => break c,
+            Ok(c) => return c,
             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
         }
-    };
+    }
+}
+
+/// Reads the console's updates for a while and checks them.
+async fn check(mut client: Client) -> Vec<String> {
     let mut stream = client
         .watch_updates(InstrumentRequest {})
         .await
         .unwrap()
         .into_inner();
     let mut field_names: HashMap<u64, Vec<String>> = HashMap::new();
-    let mut task_names: HashMap<u64, String> = HashMap::new();
+    let mut spawned = Vec::new();
     let mut stats: HashMap<u64, console_api::tasks::Stats> = HashMap::new();
     let mut resources = BTreeSet::new();
     let mut async_ops = 0usize;
@@ -168,22 +181,7 @@ async fn check(port: u16) -> Vec<String> {
             for task in tasks.new_tasks {
                 let id = task.id.map_or(0, |i| i.id);
                 let meta = task.metadata.map_or(0, |m| m.id);
-                for f in task.fields {
-                    use console_api::field::{Name, Value};
-                    let name = match f.name {
-                        Some(Name::StrName(s)) => s,
-                        Some(Name::NameIdx(i)) => field_names
-                            .get(&meta)
-                            .and_then(|n| n.get(i as usize).cloned())
-                            .unwrap_or_default(),
-                        None => String::new(),
-                    };
-                    if name == "task.name" {
-                        if let Some(Value::DebugVal(v) | Value::StrVal(v)) = f.value {
-                            task_names.insert(id, v);
-                        }
-                    }
-                }
+                spawned.push((id, meta, task.fields));
             }
             stats.extend(tasks.stats_update);
         }
@@ -194,6 +192,27 @@ async fn check(port: u16) -> Vec<String> {
         }
         if let Some(ops) = update.async_op_update {
             async_ops += ops.new_async_ops.len();
+        }
+    }
+    // Names resolved once every update is in: a field names its key by
+    // index into its callsite's metadata, which may come in a later update.
+    let mut task_names: HashMap<u64, String> = HashMap::new();
+    for (id, meta, fields) in spawned {
+        for f in fields {
+            use console_api::field::{Name, Value};
+            let name = match f.name {
+                Some(Name::StrName(s)) => s,
+                Some(Name::NameIdx(i)) => field_names
+                    .get(&meta)
+                    .and_then(|n| n.get(i as usize).cloned())
+                    .unwrap_or_default(),
+                None => String::new(),
+            };
+            if name == "task.name" {
+                if let Some(Value::DebugVal(v) | Value::StrVal(v)) = f.value {
+                    task_names.insert(id, v);
+                }
+            }
         }
     }
     println!(

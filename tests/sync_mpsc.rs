@@ -226,6 +226,48 @@ fn waiting_senders_get_room_in_order() {
 }
 
 #[test]
+fn room_freed_for_a_waiting_sender_is_not_taken_by_a_later_try_send() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(0).unwrap();
+    let (c, w) = counting_waker();
+    let mut a = Box::pin(tx.send(1));
+    assert!(poll_with(a.as_mut(), &w).is_pending());
+    assert_eq!(rx.try_recv(), Ok(0));
+    // The room went to the queued send, not to whoever asks next.
+    assert_eq!(tx.try_send(9), Err(TrySendError::Full(9)));
+    assert_eq!(tx.capacity(), 0);
+    assert_eq!(c.count(), 1);
+    assert!(poll_with(a.as_mut(), &w).is_ready());
+    assert_eq!(rx.try_recv(), Ok(1));
+    // With nobody waiting, room comes back for `try_send` again.
+    assert_eq!(tx.capacity(), 1);
+    tx.try_send(2).unwrap();
+    assert_eq!(rx.try_recv(), Ok(2));
+    assert_eq!(rx.capacity(), 1);
+}
+
+#[test]
+fn a_channel_too_large_for_credits_counts_room_the_same() {
+    // Over the count a channel keeps beside its tail (20 bits): all of
+    // its room is in the semaphore.
+    let cap = (1 << 20) + 5;
+    let (tx, mut rx) = mpsc::channel::<u32>(cap);
+    assert_eq!((tx.capacity(), tx.max_capacity()), (cap, cap));
+    for i in 0..10 {
+        tx.try_send(i).unwrap();
+    }
+    let permits = tx.try_reserve_many(5).unwrap();
+    assert_eq!(tx.capacity(), cap - 15);
+    for i in 0..10 {
+        assert_eq!(rx.try_recv(), Ok(i));
+    }
+    drop(permits);
+    assert_eq!(rx.capacity(), cap);
+    rx.close();
+    assert_eq!(tx.try_send(1), Err(TrySendError::Closed(1)));
+}
+
+#[test]
 fn weak_senders_do_not_keep_the_channel_open() {
     let (tx, mut rx) = mpsc::channel::<u8>(1);
     let weak = tx.downgrade();

@@ -596,6 +596,15 @@ impl Semaphore {
     pub fn is_closed(&self) -> bool {
         self.ll_sem.is_closed()
     }
+
+    /// Whether tasks may be waiting for permits (a "maybe": it can stay
+    /// true for a moment after the last one left). For the channels built
+    /// on the semaphore; not public API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn has_waiters(&self) -> bool {
+        self.ll_sem.has_waiters()
+    }
 }
 
 impl fmt::Debug for Semaphore {

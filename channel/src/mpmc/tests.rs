@@ -1,6 +1,6 @@
 //! Unit tests of the data paths and the wait queue.
 
-use super::list::List;
+use super::list::{List, MAX_CREDITS, SHIFT_CREDITS};
 use super::ring::{PopError, PushError, Ring};
 use super::*;
 
@@ -108,7 +108,7 @@ fn list_crosses_blocks_and_counts() {
     // Several blocks (31 slots each) either way; small under Miri, which
     // interprets every step.
     const N: usize = if cfg!(miri) { 100 } else { 1000 };
-    let list = List::new();
+    let list = List::<_>::new();
     assert_eq!(list.pop(), Err(PopError::Empty));
     for i in 0..N {
         list.push(i).unwrap();
@@ -126,9 +126,80 @@ fn list_crosses_blocks_and_counts() {
     assert_eq!(list.pop(), Err(PopError::Closed));
 }
 
+/// A list with credits: a send takes a credit and a position at once;
+/// credits come back, move out, and close.
+#[test]
+fn list_credits_are_taken_returned_drained_and_closed() {
+    let list = List::<u32, SHIFT_CREDITS>::with_credits(Some(2));
+    assert_eq!(list.credits(), 2);
+    list.push_with_credit(1).unwrap();
+    assert!(list.take_credit());
+    assert_eq!(list.credits(), 0);
+    assert_eq!(list.push_with_credit(2), Err(2));
+    assert!(!list.take_credit());
+    // A reservation's push takes no credit.
+    list.push(2).unwrap();
+    assert_eq!(list.len(), 2);
+    assert!(list.return_credit());
+    assert!(list.return_credit());
+    assert_eq!(list.credits(), 2);
+    assert_eq!(list.drain_credits(false), 2);
+    assert_eq!(list.credits(), 0);
+    assert!(list.return_credit());
+    assert_eq!(list.drain_credits(true), 1);
+    assert!(!list.return_credit());
+    assert!(!list.take_credit());
+    assert_eq!(list.push_with_credit(3), Err(3));
+    assert_eq!(list.drain_credits(true), 0);
+    // Positions were untouched by all of it.
+    // SAFETY: this list is only popped here, by `pop_single`, on this thread.
+    unsafe {
+        assert_eq!(list.pop_single(), Ok(1));
+        assert_eq!(list.pop_single(), Ok(2));
+        assert_eq!(list.pop_single(), Err(PopError::Empty));
+    }
+    // Never any credit: an unbounded channel, or one too large for them.
+    let none = List::<u32, SHIFT_CREDITS>::with_credits(None);
+    assert_eq!(none.credits(), 0);
+    assert!(!none.return_credit());
+    assert_eq!(none.push_with_credit(1), Err(1));
+    assert_eq!(MAX_CREDITS, (1 << 20) - 1);
+}
+
+/// Positions of a list with credits wrap at the index's width; pushes,
+/// pops, `len` and the drop of what is left go across the wrap.
+#[test]
+fn list_with_credits_positions_wrap() {
+    const LAP: usize = 32;
+    let top = usize::MAX >> SHIFT_CREDITS;
+    let drops = StdArc::new(AtomicUsize::new(0));
+    // Three blocks before the wrap.
+    let list = List::<Counted, SHIFT_CREDITS>::with_credits_at(8, top + 1 - 3 * LAP);
+    // SAFETY: this list is only popped here, by `pop_single`, on this thread.
+    let pop = || unsafe { list.pop_single() }.ok();
+    for i in 0..200 {
+        let value = Counted(drops.clone());
+        match list.push_with_credit(value) {
+            Ok(()) => {}
+            Err(value) => list.push(value).ok().unwrap(),
+        }
+        assert_eq!(list.len(), i % 3 + 1);
+        if i % 3 == 2 {
+            for _ in 0..3 {
+                drop(pop().unwrap());
+                list.return_credit();
+            }
+        }
+    }
+    assert_eq!(list.len(), 2);
+    assert_eq!(drops.load(SeqCst), 198);
+    drop(list);
+    assert_eq!(drops.load(SeqCst), 200);
+}
+
 #[test]
 fn list_single_consumer_pop_crosses_blocks_and_counts() {
-    let list = List::new();
+    let list = List::<_>::new();
     // SAFETY: this list is only popped here, by `pop_single`, on this thread.
     let pop = || unsafe { list.pop_single() };
     assert_eq!(pop(), Err(PopError::Empty));
@@ -150,7 +221,7 @@ fn list_single_consumer_pop_against_senders() {
     // Two sender threads, one consumer: every value once, each sender's
     // in order, blocks freed behind the consumer (Miri checks the frees).
     const N: usize = if cfg!(miri) { 40 } else { 10_000 };
-    let list = StdArc::new(List::new());
+    let list = StdArc::new(List::<_>::new());
     let senders: Vec<_> = (0..2)
         .map(|s| {
             let list = list.clone();
@@ -183,7 +254,7 @@ fn list_single_consumer_pop_against_senders() {
 #[test]
 fn list_single_consumer_leftovers_drop_with_the_list() {
     let drops = StdArc::new(AtomicUsize::new(0));
-    let list = List::new();
+    let list = List::<_>::new();
     for _ in 0..70 {
         assert!(list.push(Counted(drops.clone())).is_ok());
     }
@@ -208,7 +279,7 @@ impl Drop for Counted {
 fn leftover_values_are_dropped_with_the_queue() {
     let drops = StdArc::new(AtomicUsize::new(0));
     let ring = Ring::new(4);
-    let list = List::new();
+    let list = List::<_>::new();
     for _ in 0..3 {
         ring.push_with::<true>(Counted(drops.clone())).ok().unwrap();
     }

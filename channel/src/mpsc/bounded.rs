@@ -93,6 +93,11 @@ impl<T> Sender<T> {
     /// If the future is dropped before completing, the value was not sent;
     /// the sender loses its place in the queue of senders waiting for room.
     pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        let mut value = Some(value);
+        if self.tx.chan.send_with_credit(&mut value).await {
+            return Ok(());
+        }
+        let value = value.expect("given back");
         match self.reserve().await {
             Ok(permit) => {
                 permit.send(value);
@@ -154,6 +159,11 @@ impl<T> Sender<T> {
     /// Sends `value` if there is room now.
     #[inline]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        // A credit and a position in one CAS (chan.rs, "Credits"); else
+        // room from the semaphore, then a position.
+        let Err(value) = self.tx.chan.push_with_credit(value) else {
+            return Ok(());
+        };
         match self.try_reserve() {
             Ok(permit) => {
                 permit.send(value);
@@ -207,11 +217,8 @@ impl<T> Sender<T> {
     /// Reserves one slot if there is room now.
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
         let chan = &*self.tx.chan;
-        match chan.semaphore().try_acquire() {
-            Ok(p) => {
-                p.forget();
-                Ok(Permit { chan })
-            }
+        match chan.try_reserve(1) {
+            Ok(()) => Ok(Permit { chan }),
             Err(TryAcquireError::Closed) => Err(TrySendError::Closed(())),
             Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(())),
         }
@@ -223,11 +230,8 @@ impl<T> Sender<T> {
         if n > chan.bound() {
             return Err(TrySendError::Full(()));
         }
-        match chan.semaphore().try_acquire_many(n as u32) {
-            Ok(p) => {
-                p.forget();
-                Ok(PermitIterator { chan, n })
-            }
+        match chan.try_reserve(n) {
+            Ok(()) => Ok(PermitIterator { chan, n }),
             Err(TryAcquireError::Closed) => Err(TrySendError::Closed(())),
             Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(())),
         }
@@ -248,8 +252,7 @@ impl<T> Sender<T> {
     /// [`try_reserve`](Self::try_reserve), with the permit owning the
     /// sender (given back in the error).
     pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Self>> {
-        let res = self.tx.chan.semaphore().try_acquire().map(|p| p.forget());
-        match res {
+        match self.tx.chan.try_reserve(1) {
             Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
             Err(TryAcquireError::Closed) => Err(TrySendError::Closed(self)),
             Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(self)),
@@ -258,7 +261,7 @@ impl<T> Sender<T> {
 
     /// The room left now (slots neither filled nor reserved).
     pub fn capacity(&self) -> usize {
-        self.tx.chan.semaphore().available_permits()
+        self.tx.chan.capacity()
     }
 
     /// The capacity the channel was created with.
@@ -274,7 +277,7 @@ impl<T> Receiver<T> {
 
     /// The room left now (slots neither filled nor reserved).
     pub fn capacity(&self) -> usize {
-        self.rx.chan.semaphore().available_permits()
+        self.rx.chan.capacity()
     }
 
     /// The capacity the channel was created with.

@@ -6,10 +6,12 @@
 //!   and gives the rest back as it drains. The receiver pops
 //!   with the single-consumer [`List::pop_single`]; the methods that pop
 //!   are `unsafe` here, and `Rx` calls them from `&mut self`.
-//! * A bounded channel's capacity is a [`Semaphore`] of `bound` permits: a
-//!   sender (or a `reserve`) takes one before it may push, the receiver
-//!   gives one back for every value it pops. Waiting for room is waiting on
-//!   the semaphore: FIFO, allocation-free, cancel-safe.
+//! * A bounded channel's capacity is `bound` permits: a sender (or a
+//!   `reserve`) takes one before it may push, the receiver gives one back
+//!   for every value it pops. They live in two places (see "Credits"):
+//!   the list's *credits*, a count in the same word as its tail position,
+//!   and a [`Semaphore`]. Waiting for room is waiting on the semaphore:
+//!   FIFO, allocation-free, cancel-safe.
 //! * The one receiver waits in `rx_waker`, advertised by `rx_waiting`. The
 //!   protocol is the MPMC channel's Dekker pair: the receiver registers its
 //!   waker, sets `rx_waiting`, issues `fence(SeqCst)` and looks at the list
@@ -17,6 +19,38 @@
 //!   compare-exchange, which stands in for the notifier's fence, see
 //!   [`claimed`]) and wakes the receiver only if a `SeqCst` load finds
 //!   `rx_waiting` set. A send that finds nobody waiting touches no waker.
+//!
+//! # Credits
+//!
+//! A send that takes a credit claims its list position in the same
+//! compare-exchange, so a `try_send` and a `try_recv` cost two locked
+//! instructions (that CAS, and the receiver's return of the credit)
+//! where a semaphore permit and a claim cost three. A channel whose
+//! capacity fits the credit count ([`MAX_CREDITS`]) starts with all of it
+//! as credits and an empty semaphore; a larger one never uses credits.
+//!
+//! 1. **Credits first, then the semaphore.** Taking room tries the
+//!    credits, then the semaphore (`try_acquire`, or `acquire`, which
+//!    queues the sender in FIFO order).
+//! 2. **Queued senders are served first.** Room given back goes to the
+//!    semaphore while it may have waiters (its `WAITERS` flag), else back
+//!    to the credits. So room freed after a sender queued is that
+//!    sender's (tokio's order); only a send racing the return itself may
+//!    take it first, as it could have come before the waiter.
+//! 3. **No credit is stranded while a sender waits.** A room-giver that
+//!    returned a credit then looks at `WAITERS`; a sender whose acquire
+//!    returned `Pending` (it queued, or was queued: `WAITERS` set) fences
+//!    and then looks at the credits. Both sides are `SeqCst` (a Dekker
+//!    pair), so at least one sees the other and moves every credit into the
+//!    semaphore, which hands them to the waiters in order (loom:
+//!    `credit_return_races_a_queued_sender`,
+//!    `reserve_many_gathers_credits_and_returns`; each fails with either
+//!    look removed).
+//! 4. **Closing closes the credits.** The receiver's close takes every
+//!    credit into the semaphore and marks the credits closed in the same
+//!    CAS; from then on room goes to the semaphore only, so "no permit
+//!    outstanding" is the semaphore holding `bound` again (loom:
+//!    `permit_return_races_close`).
 //!
 //! # Closing
 //!
@@ -28,18 +62,22 @@
 
 use crate::bridge::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*, fence};
 use crate::bridge::{self, AtomicWaker};
-use crate::mpmc::list::List;
+use crate::mpmc::list::{List, MAX_CREDITS, SHIFT_CREDITS};
 use crate::mpmc::waiters::claimed;
 use volt_sync::trace;
-use volt_sync::{Notify, Semaphore};
+use volt_sync::{Notify, Semaphore, TryAcquireError};
 
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::task::{Context, Poll, ready};
 
 pub(super) struct Chan<T> {
-    list: List<T>,
-    /// The capacity (bounded channels only; an unbounded channel never
-    /// touches it). Not an `Option`: the semaphore is cache-line aligned,
-    /// and an `Option` around it would cost a whole extra line.
+    /// The values, and the credits (module docs).
+    list: List<T, SHIFT_CREDITS>,
+    /// The capacity that is not in credits (bounded channels only; an
+    /// unbounded channel never touches it). Not an `Option`: the semaphore
+    /// is cache-line aligned, and an `Option` around it would cost a whole
+    /// extra line.
     semaphore: Semaphore,
     /// 0: unbounded.
     bound: usize,
@@ -68,15 +106,16 @@ impl<T> Chan<T> {
     pub(super) fn new(bound: usize) -> Self {
         let resource = trace::Resource::new("mpsc::Sender|Receiver", "Sync");
         trace::state!(resource, capacity = bound);
+        let credits = (bound > 0 && bound <= MAX_CREDITS).then_some(bound);
         Chan {
             resource,
-            list: List::new(),
+            list: List::with_credits(credits),
             // Not a resource of its own: the channel is. A subscriber that
             // sends through an mpsc channel while it registers a callsite
             // (console-subscriber does) must not meet a first-time event
             // in there: tracing would re-enter its callsite registry and
             // deadlock.
-            semaphore: Semaphore::new_untraced(bound),
+            semaphore: Semaphore::new_untraced(if credits.is_some() { 0 } else { bound }),
             bound,
             rx_waker: AtomicWaker::new(),
             rx_waiting: AtomicBool::new(false),
@@ -87,10 +126,9 @@ impl<T> Chan<T> {
         }
     }
 
-    /// The capacity semaphore (bounded channels only).
-    pub(super) fn semaphore(&self) -> &Semaphore {
-        debug_assert!(self.bound > 0, "bounded channel");
-        &self.semaphore
+    /// Room for one more value now: credits and semaphore permits.
+    pub(super) fn capacity(&self) -> usize {
+        self.list.credits() + self.semaphore.available_permits()
     }
 
     pub(super) fn bound(&self) -> usize {
@@ -110,6 +148,44 @@ impl<T> Chan<T> {
         self.wake_rx();
     }
 
+    /// `try_send`'s first try: a credit and a position in one CAS, then
+    /// the receiver woken if it waits. The value comes back if there is no
+    /// credit.
+    #[inline]
+    pub(super) fn push_with_credit(&self, value: T) -> Result<(), T> {
+        self.list.push_with_credit(value)?;
+        // Dekker: position claimed (SeqCst CAS); look for the receiver.
+        claimed();
+        self.wake_rx();
+        Ok(())
+    }
+
+    /// Takes room for `n` values if there is some now (module docs, rule
+    /// 1).
+    pub(super) fn try_reserve(&self, n: usize) -> Result<(), TryAcquireError> {
+        if n == 1 && self.list.take_credit() {
+            return Ok(());
+        }
+        let n = u32::try_from(n).map_err(|_| TryAcquireError::NoPermits)?;
+        match self.semaphore.try_acquire_many(n) {
+            Err(TryAcquireError::NoPermits) if self.list.credits() > 0 => {
+                // Room is there, some of it in credits: move them over.
+                self.credits_to_semaphore();
+                self.semaphore.try_acquire_many(n).map(|p| p.forget())
+            }
+            res => res.map(|p| p.forget()),
+        }
+    }
+
+    /// Moves every credit into the semaphore (which hands them to its
+    /// waiters in order).
+    fn credits_to_semaphore(&self) {
+        let n = self.list.drain_credits(false);
+        if n > 0 {
+            self.semaphore.add_permits(n);
+        }
+    }
+
     /// The notifier half of the Dekker pair (see the module docs): after a
     /// `SeqCst` claim, or after `fence(SeqCst)`.
     fn wake_rx(&self) {
@@ -127,18 +203,36 @@ impl<T> Chan<T> {
     #[inline]
     pub(super) fn release_permit(&self) {
         if self.bound > 0 {
-            self.semaphore.add_permits(1);
-            self.wake_rx_if_idle();
+            // Module docs, rules 2 and 3.
+            if self.semaphore.has_waiters() || !self.list.return_credit() {
+                self.semaphore.add_permits(1);
+                self.wake_rx_if_idle();
+            } else {
+                // A credit taken back cannot make a closed channel idle:
+                // the CAS that returned it found the credits open, so the
+                // close's drain comes after it and takes it.
+                // Dekker: credit returned (SeqCst CAS); look for waiters.
+                claimed();
+                if self.semaphore.has_waiters() {
+                    self.credits_to_semaphore();
+                }
+            }
         }
     }
 
-    /// After capacity came back: if the receiver closed the channel and no
-    /// reservation is outstanding any more, the receiver is done waiting
-    /// (it sees `None` once the list is drained). Only then is it woken:
-    /// of several concurrent returns, the last in the count's order sees
-    /// the full count.
+    /// After room came back to the semaphore: if the receiver closed the
+    /// channel and no reservation is outstanding any more, the receiver is
+    /// done waiting (it sees `None` once the list is drained). Only then is
+    /// it woken: of several concurrent returns, the last in the count's
+    /// order sees the full count.
+    ///
+    /// The close is read from the semaphore's word, not `rx_closed`: read
+    /// after our own return to that word, it shows a close ordered before
+    /// the return (coherence), where a load of `rx_closed` could still
+    /// miss it. A close ordered after the return is the receiver's own, and
+    /// the receiver then counts the returned room itself.
     fn wake_rx_if_idle(&self) {
-        if self.rx_closed.load(Acquire) && self.semaphore.available_permits() == self.bound {
+        if self.semaphore.is_closed() && self.semaphore.available_permits() == self.bound {
             // Dekker: permit returned; fence; look for the receiver (the
             // permit count is not a `SeqCst` claim).
             fence(SeqCst);
@@ -158,16 +252,70 @@ impl<T> Chan<T> {
             }
         }
         let returned = Returned(self);
-        let acquire = self.semaphore.acquire_many(n);
-        let res = trace::async_op(&self.resource, "Sender::reserve", "poll_reserve", acquire).await;
-        match res {
-            Ok(permit) => {
-                permit.forget();
-                std::mem::forget(returned);
-                Ok(())
+        let reserve = async {
+            if n == 1 && self.take_credit().await {
+                return Ok(());
             }
-            Err(_) => Err(()),
+            self.acquire(n).await
+        };
+        let res = trace::async_op(&self.resource, "Sender::reserve", "poll_reserve", reserve).await;
+        if res.is_ok() {
+            std::mem::forget(returned);
         }
+        res
+    }
+
+    /// Takes a credit, within the task's coop budget (as an acquire that
+    /// finds permits free does).
+    async fn take_credit(&self) -> bool {
+        poll_fn(|cx| {
+            let coop = ready!(bridge::poll_proceed(cx));
+            if self.list.take_credit() {
+                coop.made_progress();
+                return Poll::Ready(true);
+            }
+            Poll::Ready(false)
+        })
+        .await
+    }
+
+    /// Waits on the semaphore for `n` permits (module docs, rule 3).
+    async fn acquire(&self, n: u32) -> Result<(), ()> {
+        let mut acquire = pin!(self.semaphore.acquire_many(n));
+        let res = poll_fn(|cx| {
+            let res = acquire.as_mut().poll(cx);
+            if res.is_pending() {
+                // Dekker: queued (`WAITERS` set); fence; look for credits.
+                fence(SeqCst);
+                if self.list.credits() > 0 {
+                    self.credits_to_semaphore();
+                }
+            }
+            res
+        })
+        .await;
+        res.map(|permit| permit.forget()).map_err(|_| ())
+    }
+
+    /// `send`'s first try: [`push_with_credit`](Self::push_with_credit)
+    /// within the task's coop budget. The value comes back in `value` if
+    /// there is no credit.
+    pub(super) async fn send_with_credit(&self, value: &mut Option<T>) -> bool {
+        poll_fn(|cx| {
+            let coop = ready!(bridge::poll_proceed(cx));
+            let v = value.take().expect("a value to send");
+            match self.push_with_credit(v) {
+                Ok(()) => {
+                    coop.made_progress();
+                    Poll::Ready(true)
+                }
+                Err(v) => {
+                    *value = Some(v);
+                    Poll::Ready(false)
+                }
+            }
+        })
+        .await
     }
 
     /// Whether the receiver closed the channel.
@@ -192,6 +340,11 @@ impl<T> Chan<T> {
     pub(super) fn close(&self) {
         self.rx_closed.store(true, Release);
         if self.bound > 0 {
+            // Module docs, rule 4.
+            let n = self.list.drain_credits(true);
+            if n > 0 {
+                self.semaphore.add_permits(n);
+            }
             self.semaphore.close();
         }
         self.closed_notify.notify_waiters();

@@ -32,6 +32,65 @@ fn bounded_sender_waits_for_room() {
     });
 }
 
+/// A send that finds no credit queues on the semaphore while the
+/// receiver gives the credit back (chan.rs, "Credits", rule 3): one of them
+/// moves it into the semaphore, so the send completes (a credit stranded
+/// beside a waiting sender deadlocks the model).
+#[test]
+fn credit_return_races_a_queued_sender() {
+    loom::model(|| {
+        let (tx, mut rx) = channel::<u32>(1);
+        tx.try_send(1).unwrap();
+        let t = thread::spawn(move || {
+            block_on(tx.send(2)).unwrap();
+            tx.capacity()
+        });
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(block_on(rx.recv()), Some(2));
+        t.join().unwrap();
+        assert_eq!(rx.capacity(), 1);
+    });
+}
+
+/// `reserve_many(2)` while one unit of room is a credit and the other is
+/// held by a queued value: the credit goes into the semaphore, and the
+/// value's return completes the reservation.
+#[test]
+fn reserve_many_gathers_credits_and_returns() {
+    loom::model(|| {
+        let (tx, mut rx) = channel::<u32>(2);
+        tx.try_send(1).unwrap();
+        let t = thread::spawn(move || {
+            let permits = block_on(tx.reserve_many(2)).unwrap();
+            for (permit, v) in permits.zip([2, 3]) {
+                permit.send(v);
+            }
+        });
+        assert_eq!(block_on(rx.recv()), Some(1));
+        t.join().unwrap();
+        assert_eq!(rx.try_recv(), Ok(2));
+        assert_eq!(rx.try_recv(), Ok(3));
+        assert_eq!(rx.capacity(), 2);
+    });
+}
+
+/// A permit given back while the receiver closes: the room lands in the
+/// semaphore either way (before the close's drain of the credits, or
+/// refused by the closed credits), so the channel ends.
+#[test]
+fn permit_return_races_close() {
+    loom::model(|| {
+        let (tx, mut rx) = channel::<u32>(1);
+        let permit = tx.try_reserve_owned().unwrap();
+        let t = thread::spawn(move || permit.release());
+        rx.close();
+        assert_eq!(block_on(rx.recv()), None);
+        let tx = t.join().unwrap();
+        assert!(tx.is_closed());
+        assert!(tx.try_send(5).is_err());
+    });
+}
+
 /// After `close`, the last outstanding permit coming back ends the
 /// channel for a waiting receiver.
 #[test]

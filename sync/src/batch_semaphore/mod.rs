@@ -189,6 +189,14 @@ impl Semaphore {
         self.permits.load(Acquire) & CLOSED == CLOSED
     }
 
+    /// Whether waiters may be queued (`WAITERS`, a "maybe": invariant 1).
+    #[inline]
+    pub(crate) fn has_waiters(&self) -> bool {
+        // SeqCst: a caller's half of a Dekker pair whose other side sets
+        // `WAITERS` (queueing) and then fences (`sync::mpsc`'s credits).
+        self.permits.load(SeqCst) & WAITERS != 0
+    }
+
     /// Whether an acquire of `n` permits would take them at once rather
     /// than wait (or fail: closed), by the `permits` word `curr`.
     pub(super) fn free_for(curr: usize, n: usize) -> bool {

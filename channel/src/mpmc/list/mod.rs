@@ -60,6 +60,12 @@
 //! have freed it, so reuse adds no case to the protocol: the block's last
 //! user is done with it before the reset, as it would be before a free.
 //!
+//! # Credits
+//!
+//! A list may also keep a count of *credits* in `tail`'s index, for
+//! `sync::mpsc`'s bounded channel: a send then takes a credit and claims
+//! its position in one CAS ([`credits`]).
+//!
 //! # One consumer
 //!
 //! `sync::mpsc` has one receiver, which pops with [`List::pop_single`]:
@@ -68,6 +74,8 @@
 //! emptiness check has no fence: the receiver issues the one fence its
 //! wait needs itself (`mpsc/chan.rs`). A list is popped either always this
 //! way or never.
+
+mod credits;
 
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
@@ -91,7 +99,14 @@ const LAP: usize = BLOCK_CAP + 1;
 /// Index low bit: `tail` is closed / `head` knows a next block exists.
 const MARK_BIT: usize = 1;
 const HAS_NEXT: usize = 1;
-const SHIFT: usize = 1;
+/// Where positions start in an index of the plain list (the MPMC
+/// channels'): just above the flag bit.
+const SHIFT_PLAIN: usize = 1;
+/// Where positions start in an index of a list with credits (`sync::mpsc`):
+/// above the flag bit, 20 bits of credits and `NO_CREDIT`.
+pub(crate) const SHIFT_CREDITS: usize = 22;
+/// The most credits a list with credits holds (its channel's capacity).
+pub(crate) const MAX_CREDITS: usize = (1 << (SHIFT_CREDITS - 2)) - 1;
 
 /// Slot state: the value is read.
 const READ: u64 = 1;
@@ -284,7 +299,7 @@ struct Position<T> {
 }
 
 /// The unbounded list (see the module docs).
-pub(crate) struct List<T> {
+pub(crate) struct List<T, const SHIFT: usize = SHIFT_PLAIN> {
     head: CachePadded<Position<T>>,
     tail: CachePadded<Position<T>>,
     /// Touched once per block by each side.
@@ -293,14 +308,14 @@ pub(crate) struct List<T> {
 
 // SAFETY: values move between threads through the list (`T: Send`); each
 // slot is accessed by its one claimant, and blocks by the protocol above.
-unsafe impl<T: Send> Send for List<T> {}
+unsafe impl<T: Send, const SHIFT: usize> Send for List<T, SHIFT> {}
 // SAFETY: as above.
-unsafe impl<T: Send> Sync for List<T> {}
+unsafe impl<T: Send, const SHIFT: usize> Sync for List<T, SHIFT> {}
 
 /// `Ok(tail)` if `tail` shows position `head` claimed by a sender, else
 /// `Empty` (or `Closed`).
 #[inline(always)]
-fn claimed_past(head: usize, tail: usize) -> Result<usize, PopError> {
+fn claimed_past<const SHIFT: usize>(head: usize, tail: usize) -> Result<usize, PopError> {
     if head >> SHIFT == tail >> SHIFT {
         return Err(if tail & MARK_BIT != 0 {
             PopError::Closed
@@ -311,15 +326,19 @@ fn claimed_past(head: usize, tail: usize) -> Result<usize, PopError> {
     Ok(tail)
 }
 
-impl<T> List<T> {
+impl<T, const SHIFT: usize> List<T, SHIFT> {
     pub(crate) fn new() -> Self {
+        Self::with_index(0)
+    }
+
+    fn with_index(tail: usize) -> Self {
         List {
             head: CachePadded::new(Position {
                 index: AtomicUsize::new(0),
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
             tail: CachePadded::new(Position {
-                index: AtomicUsize::new(0),
+                index: AtomicUsize::new(tail),
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
             spare: Spare(AtomicPtr::new(ptr::null_mut())),
@@ -333,17 +352,26 @@ impl<T> List<T> {
     /// nothing else to do (no block to install, no retry).
     #[inline]
     pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        self.push_as::<false>(value)
+    }
+
+    /// `push` (`CREDIT == false`), or `push_with_credit`.
+    #[inline(always)]
+    fn push_as<const CREDIT: bool>(&self, value: T) -> Result<(), T> {
         // Acquire: as in `push_slow`.
         let tail = self.tail.index.load(Acquire);
         let block = self.tail.block.load(Acquire);
         let offset = (tail >> SHIFT) % LAP;
+        if CREDIT && !Self::has_credit(tail) {
+            return Err(value);
+        }
         // Not closed, not the last slot or the sentinel, first block there.
         if tail & MARK_BIT == 0 && offset + 1 < BLOCK_CAP && !block.is_null() {
             // SeqCst: as in `push_slow`.
             if self
                 .tail
                 .index
-                .compare_exchange_weak(tail, tail + (1 << SHIFT), SeqCst, Relaxed)
+                .compare_exchange_weak(tail, Self::claim::<CREDIT>(tail), SeqCst, Relaxed)
                 .is_ok()
             {
                 // As in `push_slow`, `block` is `tail`'s block (the block
@@ -357,18 +385,18 @@ impl<T> List<T> {
                 return Ok(());
             }
         }
-        self.push_slow(value)
+        self.push_slow::<CREDIT>(value)
     }
 
     #[inline(never)]
-    fn push_slow(&self, value: T) -> Result<(), T> {
+    fn push_slow<const CREDIT: bool>(&self, value: T) -> Result<(), T> {
         let mut backoff = Backoff::new();
         // Acquire: the block pointer read with it must be initialized.
         let mut tail = self.tail.index.load(Acquire);
         let mut block = self.tail.block.load(Acquire);
         let mut next_block: Option<Box<Block<T>>> = None;
         loop {
-            if tail & MARK_BIT != 0 {
+            if tail & MARK_BIT != 0 || (CREDIT && !Self::has_credit(tail)) {
                 return Err(value);
             }
             let offset = (tail >> SHIFT) % LAP;
@@ -404,7 +432,7 @@ impl<T> List<T> {
                     continue;
                 }
             }
-            let new_tail = tail + (1 << SHIFT);
+            let new_tail = Self::claim::<CREDIT>(tail);
             // SeqCst: the claim takes part in the receivers' emptiness
             // check (their fence and tail load).
             match self
@@ -456,7 +484,7 @@ impl<T> List<T> {
         // SeqCst fence: one half of the Dekker pair with the senders'
         // `SeqCst` claims (and the waiters' flags, see `waiters.rs`).
         fence(SeqCst);
-        claimed_past(head, self.tail.index.load(Relaxed))
+        claimed_past::<SHIFT>(head, self.tail.index.load(Relaxed))
     }
 
     /// Pops the oldest value.
@@ -476,7 +504,7 @@ impl<T> List<T> {
         if offset + 1 >= BLOCK_CAP || block.is_null() {
             return self.pop_slow(head, block);
         }
-        let mut new_head = head + (1 << SHIFT);
+        let mut new_head = head.wrapping_add(1 << SHIFT);
         if head & HAS_NEXT == 0 {
             let tail = self.tail_past(head)?;
             // The tail is in a later block: skip this check until then.
@@ -530,7 +558,7 @@ impl<T> List<T> {
                 block = self.head.block.load(Acquire);
                 continue;
             }
-            let mut new_head = head + (1 << SHIFT);
+            let mut new_head = head.wrapping_add(1 << SHIFT);
             if new_head & HAS_NEXT == 0 {
                 let tail = self.tail_past(head)?;
                 // The tail is in a later block: skip this check until then.
@@ -611,7 +639,9 @@ impl<T> List<T> {
             // SAFETY: written (flag seen, Acquire), and only we read slots.
             let value = unsafe { (*block).values[offset].with(|p| (*p).assume_init_read()) };
             // Release: `len` reads it.
-            self.head.index.store(head + (1 << SHIFT), Release);
+            self.head
+                .index
+                .store(head.wrapping_add(1 << SHIFT), Release);
             return Ok(value);
         }
         // SAFETY: the caller's contract.
@@ -636,7 +666,7 @@ impl<T> List<T> {
             // Nothing written here: empty, or a sender is writing it.
             // Relaxed: a snapshot (doc comment); the value is published by
             // its `written` flag, which we wait for.
-            claimed_past(head, self.tail.index.load(Relaxed))?;
+            claimed_past::<SHIFT>(head, self.tail.index.load(Relaxed))?;
             // A sender has claimed the slot; it may still be installing
             // the first block, or writing.
             let mut backoff = Backoff::new();
@@ -656,7 +686,9 @@ impl<T> List<T> {
             let next = unsafe { (*block).wait_next() };
             self.head.block.store(next, Release);
             // Past the last slot and the sentinel. Release: `len` reads it.
-            self.head.index.store(head + (2 << SHIFT), Release);
+            self.head
+                .index
+                .store(head.wrapping_add(2 << SHIFT), Release);
             // Every slot of the block is written and read, so every sender
             // that claimed one is done with it (its last access is the
             // `written` store we saw), and no other reader exists.
@@ -664,7 +696,9 @@ impl<T> List<T> {
             unsafe { self.spare.put(block) };
         } else {
             // Release: `len` reads it.
-            self.head.index.store(head + (1 << SHIFT), Release);
+            self.head
+                .index
+                .store(head.wrapping_add(1 << SHIFT), Release);
         }
         Ok(value)
     }
@@ -690,7 +724,8 @@ impl<T> List<T> {
             let (mut tail, mut head) = (tail >> SHIFT, head >> SHIFT);
             // Rebase both on the head's block.
             let base = head - head % LAP;
-            tail -= base;
+            // Positions wrap at the index's width, both the same way.
+            tail = tail.wrapping_sub(base) & (usize::MAX >> SHIFT);
             head -= base;
             if head == BLOCK_CAP {
                 head = 0;
@@ -705,7 +740,7 @@ impl<T> List<T> {
     }
 }
 
-impl<T> Drop for List<T> {
+impl<T, const SHIFT: usize> Drop for List<T, SHIFT> {
     fn drop(&mut self) {
         // Relaxed: `&mut self` synchronizes with every handle.
         let mut head = self.head.index.load(Relaxed) >> SHIFT;
@@ -723,7 +758,8 @@ impl<T> Drop for List<T> {
                     drop(Box::from_raw(block));
                     block = next;
                 }
-                head += 1;
+                // Positions wrap at the index's width.
+                head = (head + 1) & (usize::MAX >> SHIFT);
             }
             if !block.is_null() {
                 drop(Box::from_raw(block));

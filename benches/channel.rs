@@ -125,7 +125,7 @@ fn mpmc(c: &mut Criterion) {
     }
 }
 
-/// `mpsc_4p_bounded1024` / `mpsc_4p_unbounded`: 4 producer tasks, one
+/// `mpsc_4p_bounded1024` / `mpsc_4p_bounded1` / `mpsc_4p_unbounded`: 4 producer tasks, one
 /// consumer task; `volt::sync::mpsc` on volt against `tokio::sync::mpsc`
 /// on tokio (what a user switching gets).
 fn mpsc_shape(c: &mut Criterion) {
@@ -156,29 +156,32 @@ fn mpsc_shape(c: &mut Criterion) {
             })
         }};
     }
-    let mut g = c.benchmark_group("mpsc_4p_bounded1024");
-    g.throughput(Throughput::Elements(MSGS as u64));
-    g.bench_function("volt", |b| {
-        b.iter(|| {
-            four_to_one!(
-                vrt,
-                volt::spawn,
-                volt::sync::mpsc::channel::<usize>(1024),
-                |tx, v| tx.send(v).await.unwrap()
-            )
-        })
-    });
-    g.bench_function("tokio", |b| {
-        b.iter(|| {
-            four_to_one!(
-                trt,
-                tokio::spawn,
-                tokio::sync::mpsc::channel::<usize>(1024),
-                |tx, v| tx.send(v).await.unwrap()
-            )
-        })
-    });
-    g.finish();
+    // `bounded1`: every send waits for the one slot.
+    for cap in [1024, 1] {
+        let mut g = c.benchmark_group(format!("mpsc_4p_bounded{cap}"));
+        g.throughput(Throughput::Elements(MSGS as u64));
+        g.bench_function("volt", |b| {
+            b.iter(|| {
+                four_to_one!(
+                    vrt,
+                    volt::spawn,
+                    volt::sync::mpsc::channel::<usize>(cap),
+                    |tx, v| tx.send(v).await.unwrap()
+                )
+            })
+        });
+        g.bench_function("tokio", |b| {
+            b.iter(|| {
+                four_to_one!(
+                    trt,
+                    tokio::spawn,
+                    tokio::sync::mpsc::channel::<usize>(cap),
+                    |tx, v| tx.send(v).await.unwrap()
+                )
+            })
+        });
+        g.finish();
+    }
     let mut g = c.benchmark_group("mpsc_4p_unbounded");
     g.throughput(Throughput::Elements(MSGS as u64));
     g.bench_function("volt", |b| {

@@ -4,14 +4,17 @@
 //! `fetch_add`, a `SeqCst` fence) waits for the store buffer to drain,
 //! which on the 2-core VM costs 5-9 ns however hot the cache line is.
 //!
-//! * `three_locked`: what `volt::sync::mpsc` does: the capacity
-//!   semaphore's take (compare-exchange), the list position's claim
-//!   (compare-exchange), the slot's written flag, the receiver's read and
-//!   `head` store, and the capacity's release (`fetch_add`).
-//! * `two_locked`: a channel whose capacity and positions share one word:
-//!   one compare-exchange checks the room against `head` and claims the
-//!   position; the receiver stores `head` and then fences before it looks
-//!   for waiting senders (the Dekker half a wake-up needs).
+//! * `three_locked`: what `volt::sync::mpsc` did with a semaphore for its
+//!   capacity: the semaphore's take (compare-exchange), the list
+//!   position's claim (compare-exchange), the slot's written flag, the
+//!   receiver's read and `head` store, and the capacity's release
+//!   (`fetch_add`).
+//! * `two_locked`: a channel whose capacity and positions share one word
+//!   (`volt::sync::mpsc` now: its credits): one compare-exchange checks
+//!   the room and claims the position; the receiver's one locked
+//!   instruction gives the room back before it looks for waiting senders
+//!   (the Dekker half a wake-up needs; here a store of `head` and a
+//!   fence).
 //! * `one_locked`: the claim alone, no wake-up protocol (a lower bound, not
 //!   a design).
 //!

@@ -98,12 +98,14 @@ impl<T> Sender<T> {
             return Ok(());
         }
         let value = value.expect("given back");
-        match self.reserve().await {
-            Ok(permit) => {
-                permit.send(value);
+        let chan = &*self.tx.chan;
+        // No credit was there: wait on the semaphore.
+        match chan.reserve(1, false).await {
+            Ok(()) => {
+                Permit { chan }.send(value);
                 Ok(())
             }
-            Err(_) => Err(SendError(value)),
+            Err(()) => Err(SendError(value)),
         }
     }
 
@@ -191,7 +193,7 @@ impl<T> Sender<T> {
     /// Cancel safe, except that the place in the queue is lost.
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
         let chan = &*self.tx.chan;
-        match chan.reserve(1).await {
+        match chan.reserve(1, true).await {
             Ok(()) => Ok(Permit { chan }),
             Err(()) => Err(SendError(())),
         }
@@ -208,7 +210,7 @@ impl<T> Sender<T> {
         if n > chan.bound() {
             return Err(SendError(()));
         }
-        match chan.reserve(n as u32).await {
+        match chan.reserve(n as u32, true).await {
             Ok(()) => Ok(PermitIterator { chan, n }),
             Err(()) => Err(SendError(())),
         }
@@ -243,7 +245,7 @@ impl<T> Sender<T> {
     ///
     /// Cancel safe, except that the place in the queue is lost.
     pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
-        if self.tx.chan.reserve(1).await.is_err() {
+        if self.tx.chan.reserve(1, true).await.is_err() {
             return Err(SendError(()));
         }
         Ok(OwnedPermit { sender: Some(self) })

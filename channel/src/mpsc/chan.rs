@@ -38,11 +38,13 @@
 //!    sender's (tokio's order); only a send racing the return itself may
 //!    take it first, as it could have come before the waiter.
 //! 3. **No credit is stranded while a sender waits.** A room-giver that
-//!    returned a credit then looks at `WAITERS`; a sender whose acquire
-//!    returned `Pending` (it queued, or was queued: `WAITERS` set) fences
-//!    and then looks at the credits. Both sides are `SeqCst` (a Dekker
-//!    pair), so at least one sees the other and moves every credit into the
-//!    semaphore, which hands them to the waiters in order (loom:
+//!    returned a credit (a `SeqCst` CAS) then looks at `WAITERS`; a sender
+//!    whose acquire returned `Pending` then looks at the credits. It is
+//!    queued, so `WAITERS` was set by the semaphore's `SeqCst` CAS: its
+//!    own, or that of an earlier waiter, which looked at the credits after
+//!    it too. A Dekker pair without a fence: at least one side sees the
+//!    other and moves every credit into the semaphore, which hands them to
+//!    the waiters in order (loom:
 //!    `credit_return_races_a_queued_sender`,
 //!    `reserve_many_gathers_credits_and_returns`; each fails with either
 //!    look removed).
@@ -240,35 +242,57 @@ impl<T> Chan<T> {
         }
     }
 
-    /// Reserves `n` slots. A reservation that fails (the receiver closed)
-    /// or is cancelled gives back the slots it was already assigned, which
-    /// may leave a closed channel idle: the receiver is then woken (the
-    /// guard's drop, after the acquire future's, which returns them).
-    pub(super) async fn reserve(&self, n: u32) -> Result<(), ()> {
+    /// Reserves `n` slots; from the credits first if `credit` (a caller
+    /// that has just found none passes false). A reservation that fails
+    /// (the receiver closed) or is cancelled gives back the slots it was
+    /// already assigned, which may leave a closed channel idle: the
+    /// receiver is then woken (the guard's drop, after the acquire
+    /// future's, which returns them).
+    pub(super) async fn reserve(&self, n: u32, credit: bool) -> Result<(), ()> {
         struct Returned<'a, T>(&'a Chan<T>);
         impl<T> Drop for Returned<'_, T> {
             fn drop(&mut self) {
                 self.0.wake_rx_if_idle();
             }
         }
-        let returned = Returned(self);
-        let reserve = async {
-            if n == 1 && self.take_credit().await {
-                return Ok(());
-            }
-            self.acquire(n).await
-        };
-        let res = trace::async_op(&self.resource, "Sender::reserve", "poll_reserve", reserve).await;
-        if res.is_ok() {
-            std::mem::forget(returned);
+        if credit && n == 1 && self.take_credit().await {
+            return Ok(());
         }
-        res
+        let returned = Returned(self);
+        // The semaphore's acquire, then the Dekker look of rule 3 (module
+        // docs) whenever it is pending.
+        let mut acquire = pin!(self.semaphore.acquire_many(n));
+        let acquire = poll_fn(|cx| {
+            let res = acquire.as_mut().poll(cx);
+            if res.is_pending() {
+                // Dekker: queued (`WAITERS` set by the semaphore's `SeqCst`
+                // CAS, ours or an earlier waiter's, which looked too);
+                // look for credits.
+                claimed();
+                if self.list.credits() > 0 {
+                    self.credits_to_semaphore();
+                }
+            }
+            res
+        });
+        let res = trace::async_op(&self.resource, "Sender::reserve", "poll_reserve", acquire).await;
+        match res {
+            Ok(permit) => {
+                permit.forget();
+                std::mem::forget(returned);
+                Ok(())
+            }
+            Err(_) => Err(()),
+        }
     }
 
     /// Takes a credit, within the task's coop budget (as an acquire that
     /// finds permits free does).
     async fn take_credit(&self) -> bool {
         poll_fn(|cx| {
+            if !self.list.has_credit_now() {
+                return Poll::Ready(false);
+            }
             let coop = ready!(bridge::poll_proceed(cx));
             if self.list.take_credit() {
                 coop.made_progress();
@@ -279,29 +303,14 @@ impl<T> Chan<T> {
         .await
     }
 
-    /// Waits on the semaphore for `n` permits (module docs, rule 3).
-    async fn acquire(&self, n: u32) -> Result<(), ()> {
-        let mut acquire = pin!(self.semaphore.acquire_many(n));
-        let res = poll_fn(|cx| {
-            let res = acquire.as_mut().poll(cx);
-            if res.is_pending() {
-                // Dekker: queued (`WAITERS` set); fence; look for credits.
-                fence(SeqCst);
-                if self.list.credits() > 0 {
-                    self.credits_to_semaphore();
-                }
-            }
-            res
-        })
-        .await;
-        res.map(|permit| permit.forget()).map_err(|_| ())
-    }
-
     /// `send`'s first try: [`push_with_credit`](Self::push_with_credit)
     /// within the task's coop budget. The value comes back in `value` if
     /// there is no credit.
     pub(super) async fn send_with_credit(&self, value: &mut Option<T>) -> bool {
         poll_fn(|cx| {
+            if !self.list.has_credit_now() {
+                return Poll::Ready(false);
+            }
             let coop = ready!(bridge::poll_proceed(cx));
             let v = value.take().expect("a value to send");
             match self.push_with_credit(v) {

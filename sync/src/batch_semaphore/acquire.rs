@@ -327,9 +327,13 @@ impl Semaphore {
             }
             // AcqRel: Acquire for the permits we take, Release so that a
             // releaser that sees WAITERS comes to this lock after us.
+            // SeqCst: a Dekker half for a channel built on the semaphore,
+            // which keeps room of its own beside it and looks at that
+            // room (`SeqCst`) after we queue; its room-givers look at
+            // WAITERS after adding to it (`sync::mpsc`'s credits).
             match self
                 .permits
-                .compare_exchange_weak(curr, next, AcqRel, Acquire)
+                .compare_exchange_weak(curr, next, SeqCst, Acquire)
             {
                 Ok(_) if took == n => {
                     *state = State::Done;

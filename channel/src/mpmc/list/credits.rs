@@ -152,6 +152,14 @@ impl<T, const SHIFT: usize> List<T, SHIFT> {
         }
     }
 
+    /// Whether a credit is there now (a snapshot, to skip work before a
+    /// take that would fail).
+    #[inline]
+    pub(crate) fn has_credit_now(&self) -> bool {
+        // Relaxed: a hint; the take's CAS decides.
+        Self::has_credit(self.tail.index.load(Relaxed))
+    }
+
     /// Credits there now (a snapshot).
     pub(crate) fn credits(&self) -> usize {
         // SeqCst: the load of the sender's Dekker half (see

@@ -5,9 +5,10 @@
 //! block being installed). `spin` backs off a contended CAS (and, in
 //! large rings, a wait at the full or empty boundary; small rings use
 //! `spin_short` there, see below); `snooze` waits for the other thread, yielding the CPU
-//! after a few rounds so a preempted peer can finish. Under loom every
-//! round is one yield, so the model checker can schedule the peer without
-//! exploring useless spins.
+//! after a few rounds so a preempted peer can finish. Under loom and Miri
+//! a spin hint is a yield to another thread, so every wait is one round:
+//! the checker schedules the peer without exploring (or interpreting)
+//! useless spins.
 //!
 //! A failed CAS on `head` or `tail` means another core is claiming
 //! positions right now: retrying at once mostly steals the cache line back
@@ -59,12 +60,7 @@ impl Backoff {
     /// Spins `1 << (step + first)` rounds, at most `1 << limit`.
     #[inline]
     fn spin_growing(&mut self, first: u32, limit: u32) {
-        let rounds = if cfg!(loom) {
-            1
-        } else {
-            1u32 << (self.step + first).min(limit)
-        };
-        for _ in 0..rounds {
+        for _ in 0..rounds(1u32 << (self.step + first).min(limit)) {
             loom::spin_loop();
         }
         if self.step <= limit {
@@ -76,7 +72,7 @@ impl Backoff {
     #[inline]
     pub(crate) fn snooze(&mut self) {
         if self.step <= SNOOZE_LIMIT {
-            for _ in 0..1u32 << self.step {
+            for _ in 0..rounds(1u32 << self.step) {
                 loom::spin_loop();
             }
         } else {
@@ -86,4 +82,11 @@ impl Backoff {
             self.step += 1;
         }
     }
+}
+
+/// `n` spin rounds, or one under loom and Miri, where each is a yield
+/// (module docs).
+#[inline]
+fn rounds(n: u32) -> u32 {
+    if cfg!(any(loom, miri)) { 1 } else { n }
 }

@@ -90,8 +90,8 @@ mod spin {
                 seed ^= seed << 13;
                 seed ^= seed >> 17;
                 seed ^= seed << 5;
-                // Under Miri a spin hint is a yield to another thread: one
-                // is enough for the holder to go on.
+                // Miri interprets every pause and schedules the holder on
+                // its own: one is enough there.
                 let pauses = if cfg!(miri) { 1 } else { 64 + (seed >> 25) };
                 for _ in 0..pauses {
                     std::hint::spin_loop();

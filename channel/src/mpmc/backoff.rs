@@ -5,10 +5,10 @@
 //! block being installed). `spin` backs off a contended CAS (and, in
 //! large rings, a wait at the full or empty boundary; small rings use
 //! `spin_short` there, see below); `snooze` waits for the other thread, yielding the CPU
-//! after a few rounds so a preempted peer can finish. Under loom and Miri
-//! a spin hint is a yield to another thread, so every wait is one round:
-//! the checker schedules the peer without exploring (or interpreting)
-//! useless spins.
+//! after a few rounds so a preempted peer can finish. Under loom (where a
+//! spin hint is a yield) and Miri (which interprets every round and
+//! schedules the peer on its own) every wait is one round: the checker
+//! gets to the peer without exploring or interpreting useless spins.
 //!
 //! A failed CAS on `head` or `tail` means another core is claiming
 //! positions right now: retrying at once mostly steals the cache line back
@@ -84,8 +84,7 @@ impl Backoff {
     }
 }
 
-/// `n` spin rounds, or one under loom and Miri, where each is a yield
-/// (module docs).
+/// `n` spin rounds, or one under loom and Miri (module docs).
 #[inline]
 fn rounds(n: u32) -> u32 {
     if cfg!(any(loom, miri)) { 1 } else { n }

@@ -108,6 +108,59 @@ def ratios_since(start):
     return out
 
 
+# The seed runtime's figures for the `fastpath` groups (`../shared/seeds/`,
+# measured there on a 2-core VM like this one: a single task, no
+# contention, ns per operation), shown beside volt's and tokio's absolute
+# times. `None`: the seed gives no figure (the target is a ratio to tokio).
+SEED_NS = {
+    "fast_mpsc_try_send_try_recv": "15 (8.4 + 6.6)",
+    "fast_oneshot": "18",
+    "fast_watch_send_borrow": "19-21",
+    "fast_broadcast_1to4": "66-72",
+    "fast_barrier_1": "18",
+    "fast_once_cell": None,
+}
+
+
+def ns_per_op_since(start):
+    """(group, function) -> nanoseconds per operation for the `fastpath`
+    groups criterion wrote after `start`: the median time of an iteration
+    over the elements it counts (its throughput)."""
+    out = {}
+    for group in SEED_NS:
+        gdir = os.path.join(CRITERION, group)
+        if not os.path.isdir(gdir):
+            continue
+        for func in ("volt", "tokio"):
+            est = os.path.join(gdir, func, "new", "estimates.json")
+            meta = os.path.join(gdir, func, "new", "benchmark.json")
+            if not os.path.exists(est) or os.path.getmtime(est) < start:
+                continue
+            elements = (json.load(open(meta)).get("throughput") or {}).get("Elements") or 1
+            out[(group, func)] = json.load(open(est))["median"]["point_estimate"] / elements
+    return out
+
+
+def fast_path_table(times):
+    """The fast-path section: volt's and tokio's ns per operation, medians
+    over the runs, beside the seed runtime's figure."""
+    lines = [
+        "| operation | volt ns | tokio ns | seed runtime ns | volt's runs |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for group, seed in SEED_NS.items():
+        volt = times.get((group, "volt"))
+        if not volt:
+            continue
+        tokio = times.get((group, "tokio"))
+        t = f"{statistics.median(tokio):.1f}" if tokio else "-"
+        lines.append(
+            f"| `{group}` | {statistics.median(volt):.1f} | {t} | {seed or '-'} | "
+            f"{' '.join(f'{x:.1f}' for x in volt)} |"
+        )
+    return "\n".join(lines)
+
+
 def machine():
     cpu = "unknown CPU"
     try:
@@ -189,6 +242,7 @@ def main():
     )
 
     all_runs = {}
+    fast_times = {}
     printed = {}
     for bench in benches:
         for _ in range(runs):
@@ -197,6 +251,8 @@ def main():
             printed.setdefault(bench, []).append(out)
             for key, r in ratios_since(start).items():
                 all_runs.setdefault(key, []).append(r)
+            for key, ns in ns_per_op_since(start).items():
+                fast_times.setdefault(key, []).append(ns)
     memory = ""
     if not args.quick or "memory" in benches:
         memory = run(["cargo", "bench", "-q", "--bench", "memory"], capture=True)
@@ -251,6 +307,15 @@ def main():
         md += ["## Services: real servers under real clients (`scripts/service_bench.py`)", "",
                f"{sdata['rounds']} rounds of {sdata['seconds']} s, volt and tokio alternating, "
                f"medians; {sdata['when']}. Ratio: volt's throughput / tokio's.", "", stable, ""]
+    if fast_times:
+        md += ["## Uncontended fast paths, ns per operation (`cargo bench --bench fastpath`)", "",
+               "One task inside `block_on` on each runtime's multi-thread runtime, medians over",
+               "the runs. Absolute times move with the host CPU the VM lands on: an uncontended",
+               "locked instruction costs about 8-9 ns on the Xeon hosts and about 3 ns on the",
+               "EPYC ones (`cargo bench --bench locked_floor`), so compare them on the machine",
+               "named above. The seed runtime's figures are its own measurement",
+               "(`../shared/seeds/`), on a 2-core VM of this kind.", "",
+               fast_path_table(fast_times), ""]
     if sleeper:
         md += ["## 100,000 sleeping tasks (printed by the `time` bench)", "", "```"]
         md += sleeper + ["```", ""]

@@ -329,11 +329,11 @@ impl Builder {
     ///
     /// This will panic if `val` is not larger than `0`.
     ///
-    /// # Upgrading from 0.x
+    /// # What it counts
     ///
-    /// In old versions `max_threads` limited both blocking and worker
-    /// threads, but the current `max_blocking_threads` does not include
-    /// async worker threads in the count.
+    /// Blocking threads only: the async worker threads
+    /// ([`worker_threads`]) are not part of the count, as in tokio 1.x
+    /// (tokio 0.2's `max_threads` counted both).
     ///
     /// [`fs`]: https://docs.rs/volt/latest/volt/fs/index.html
     /// [`spawn_blocking`]: fn@crate::task::spawn_blocking

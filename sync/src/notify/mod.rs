@@ -305,7 +305,8 @@ impl Notify {
     /// notify.notify_one();
     /// # });
     /// ```
-    // Alias for old name in 0.x
+    // `notify` is this method's name in tokio 0.2: the alias makes a
+    // search of the docs for it land here.
     #[doc(alias = "notify")]
     pub fn notify_one(&self) {
         self.notify_with_strategy(Strategy::Fifo);

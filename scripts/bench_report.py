@@ -82,29 +82,33 @@ def run(cmd, capture=False):
     return res.stdout if capture else ""
 
 
+def median_since(group, func, start):
+    """Criterion's median time (ns per iteration) of `group/func`, if it
+    was written after `start`; None for a result left from an older run
+    (of another bench, or of a competitor a bench no longer runs, such as
+    flume at 16p16c)."""
+    est = os.path.join(CRITERION, group, func, "new", "estimates.json")
+    if not os.path.exists(est) or os.path.getmtime(est) < start:
+        return None
+    return json.load(open(est))["median"]["point_estimate"]
+
+
 def ratios_since(start):
     """(group, competitor) -> ratio for every group and competitor that
-    criterion wrote after `start` (so results left from older runs, of
-    other benches or of competitors a bench dropped, are ignored)."""
+    criterion wrote after `start`."""
     out = {}
     if not os.path.isdir(CRITERION):
         return out
     for group in sorted(os.listdir(CRITERION)):
-        gdir = os.path.join(CRITERION, group)
-        vfile = os.path.join(gdir, "volt", "new", "estimates.json")
-        if not os.path.exists(vfile) or os.path.getmtime(vfile) < start:
+        volt = median_since(group, "volt", start)
+        if volt is None:
             continue
-        volt = json.load(open(vfile))["median"]["point_estimate"]
-        for other in sorted(os.listdir(gdir)):
-            ofile = os.path.join(gdir, other, "new", "estimates.json")
-            if other in ("volt", "report") or not os.path.exists(ofile):
+        for other in sorted(os.listdir(os.path.join(CRITERION, group))):
+            if other in ("volt", "report"):
                 continue
-            # A competitor the bench no longer runs (flume at 16p16c) keeps
-            # its old estimate on disk: it must be from this run too.
-            if os.path.getmtime(ofile) < start:
-                continue
-            o = json.load(open(ofile))["median"]["point_estimate"]
-            out[(group, other)] = o / volt
+            o = median_since(group, other, start)
+            if o is not None:
+                out[(group, other)] = o / volt
     return out
 
 
@@ -128,16 +132,13 @@ def ns_per_op_since(start):
     over the elements it counts (its throughput)."""
     out = {}
     for group in SEED_NS:
-        gdir = os.path.join(CRITERION, group)
-        if not os.path.isdir(gdir):
-            continue
         for func in ("volt", "tokio"):
-            est = os.path.join(gdir, func, "new", "estimates.json")
-            meta = os.path.join(gdir, func, "new", "benchmark.json")
-            if not os.path.exists(est) or os.path.getmtime(est) < start:
+            median = median_since(group, func, start)
+            if median is None:
                 continue
+            meta = os.path.join(CRITERION, group, func, "new", "benchmark.json")
             elements = (json.load(open(meta)).get("throughput") or {}).get("Elements") or 1
-            out[(group, func)] = json.load(open(est))["median"]["point_estimate"] / elements
+            out[(group, func)] = median / elements
     return out
 
 

@@ -182,8 +182,8 @@ fn try_recv_meets_a_claimed_unwritten_slot() {
 
 /// Two receivers drain one block (2 slots under loom) at the same time:
 /// the reader of the last slot starts freeing the block, the other may
-/// still be reading its slot and takes the walk over (the `READ` and
-/// `DESTROY` bits share a state word: exactly one side sees the other's).
+/// still be reading its slot and takes the walk over (both set the slot's
+/// `done` bit in a word they share: exactly one sees the other's mark).
 /// Then this thread sends three more values, the third into the first
 /// slot of the block parked for reuse: loom reports that write racing the
 /// other receiver's read if the block is parked before that read ends.

@@ -10,13 +10,12 @@
 //! a flag: in `tail`, *closed*; in `head`, *a next block is known to exist*
 //! (so a receiver may skip the emptiness check).
 //!
-//! Each slot has a `written` flag of its own (one byte) and two state bits
-//! (`READ`, `DESTROY`) packed 32 to a 64-bit word: a queued `u64` costs 9.5
-//! bytes (tokio's mpsc: 9). The flag is a byte apart from the bits because
-//! only its slot's sender writes it: a plain store publishes the value,
-//! where a bit in a shared word would take a locked read-modify-write (one
-//! of four per message, 15-25% of an unbounded channel's throughput;
-//! measured in `benches/NOTES.md`, "Unbounded").
+//! Each slot has a `written` flag of its own (one byte) and one `done`
+//! bit in a 64-bit word shared by the block's slots: a queued `u64` costs
+//! 9.5 bytes (tokio's mpsc: 9). The flag is a byte apart from the bits
+//! because only its slot's sender writes it: a plain store publishes the
+//! value, where a bit in a shared word would take a locked
+//! read-modify-write (measured in `benches/NOTES.md`, "Unbounded").
 //!
 //! # Protocol
 //!
@@ -34,17 +33,23 @@
 //!
 //! A block is freed as soon as every value in it has been read, so a burst
 //! of a million messages leaves nothing behind once received. Receivers
-//! finish in any order; the last one to leave a block frees it:
+//! finish in any order; the last one to leave a block frees it. A slot's
+//! `done` bit is set by whichever of two parties passes the slot first:
+//! its receiver, when it has read the value, or the block's destruction:
 //!
 //! * the receiver of the block's last slot starts destruction: it walks the
-//!   other slots and sets `DESTROY` on each slot whose `READ` bit is not set
-//!   yet, stopping at the first one (that slot's receiver takes over);
-//! * any other receiver sets `READ` when done; if it finds `DESTROY`, it
-//!   takes over the walk from the next slot.
+//!   other slots and sets the `done` bit of each; the first one that was
+//!   not set yet (that slot's receiver is still at work) stops the walk;
+//! * any other receiver sets its slot's bit when done; if the bit was set
+//!   already, the walk stopped there, and the receiver takes it over from
+//!   the next slot.
 //!
-//! Whoever walks past the end frees the block. A slot's `READ`/`DESTROY`
-//! bits are set with `fetch_or`, so exactly one of the two sides sees the
-//! other's bit.
+//! Whoever walks past the end frees the block. Both sides set a bit with
+//! `fetch_or` and look at that same bit of the old value, so exactly one
+//! of the two sees the other's mark, with one locked instruction (`lock
+//! bts` on x86) that never retries. A walk loads the word first and marks
+//! only the slots it does not see done: when a receiver of the last slot
+//! trails the others (the common case), it frees the block after one load.
 //!
 //! # Reusing a block
 //!
@@ -69,7 +74,7 @@
 //! # One consumer
 //!
 //! `sync::mpsc` has one receiver, which pops with [`List::pop_single`]:
-//! no claim on `head` (nobody else moves it), no `READ` marks (nobody else
+//! no claim on `head` (nobody else moves it), no `done` marks (nobody else
 //! reads), and the block is freed as soon as its last slot is read. Its
 //! emptiness check has no fence: the receiver issues the one fence its
 //! wait needs itself (`mpsc/chan.rs`). A list is popped either always this
@@ -80,7 +85,7 @@ mod credits;
 use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{
-    AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering, Ordering::*, fence,
+    AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*, fence,
 };
 use crate::mpmc::backoff::Backoff;
 use crate::mpmc::ring::PopError;
@@ -108,29 +113,19 @@ pub(crate) const SHIFT_CREDITS: usize = 22;
 /// The most credits a list with credits holds (its channel's capacity).
 pub(crate) const MAX_CREDITS: usize = (1 << (SHIFT_CREDITS - 2)) - 1;
 
-/// Slot state: the value is read.
-const READ: u64 = 1;
-/// Slot state: the block's destruction reached this slot before its reader
-/// finished; the reader continues it.
-const DESTROY: u64 = 2;
-/// Bits of slot state per slot.
-const STATE_BITS: usize = 2;
-/// Slots whose states share one state word.
-const SLOTS_PER_WORD: usize = 64 / STATE_BITS;
-/// State words per block.
-const STATE_WORDS: usize = BLOCK_CAP.div_ceil(SLOTS_PER_WORD);
+/// The `done` word holds a bit per slot.
+const _: () = assert!(BLOCK_CAP <= 64);
 
 /// A block of slots. A slot's `written` flag has only one writer, its
-/// sender, which stores it. The receivers' `READ`/`DESTROY` bits are
-/// packed, `STATE_BITS` per slot, in a word (not one word per slot, to
-/// keep a block small) and only ever changed with `fetch_or` on it, so
-/// "exactly one side sees the other's bit" holds per slot as it would with
-/// a word of its own.
+/// sender, which stores it. The `done` bits (one per slot, see "Giving
+/// memory back") are only ever changed with `fetch_or`, so "exactly one
+/// side sees the other's mark" holds per slot as it would with a word of
+/// its own.
 struct Block<T> {
     next: AtomicPtr<Block<T>>,
     values: [UnsafeCell<MaybeUninit<T>>; BLOCK_CAP],
     written: [AtomicBool; BLOCK_CAP],
-    states: [AtomicU64; STATE_WORDS],
+    done: AtomicU64,
 }
 
 impl<T> Block<T> {
@@ -139,33 +134,24 @@ impl<T> Block<T> {
             next: AtomicPtr::new(ptr::null_mut()),
             values: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
             written: std::array::from_fn(|_| AtomicBool::new(false)),
-            states: std::array::from_fn(|_| AtomicU64::new(0)),
+            done: AtomicU64::new(0),
         })
     }
 
-    /// Slot `i`'s state word and its bits' shift in it.
-    fn state(&self, i: usize) -> (&AtomicU64, usize) {
-        (
-            &self.states[i / SLOTS_PER_WORD],
-            (i % SLOTS_PER_WORD) * STATE_BITS,
-        )
-    }
-
-    /// Whether slot `i`'s state has `bit` (a load with `order`).
-    fn has(&self, i: usize, bit: u64, order: Ordering) -> bool {
-        let (word, shift) = self.state(i);
-        (word.load(order) >> shift) & bit != 0
-    }
-
-    /// Sets `bit` in slot `i`'s state; returns the slot's previous state.
-    fn set(&self, i: usize, bit: u64, order: Ordering) -> u64 {
-        let (word, shift) = self.state(i);
-        (word.fetch_or(bit << shift, order) >> shift) & (READ | DESTROY)
+    /// Sets slot `i`'s `done` bit; returns whether it was set already
+    /// (the other side passed first).
+    #[inline(always)]
+    fn mark_done(&self, i: usize) -> bool {
+        let bit = 1 << i;
+        // AcqRel: a receiver's Release orders its read of the value before
+        // the mark; the Acquire orders whatever the other side did before
+        // its mark (a read, or nothing) before our going on with the walk.
+        self.done.fetch_or(bit, AcqRel) & bit != 0
     }
 
     /// Takes the value of slot `i` once it is written, then marks the slot
-    /// read: the last slot's receiver starts freeing the block, and one
-    /// that finds `DESTROY` set goes on with it.
+    /// done: the last slot's receiver starts freeing the block, and one
+    /// that finds its bit set already goes on with it.
     ///
     /// # Safety
     ///
@@ -181,9 +167,9 @@ impl<T> Block<T> {
         if i + 1 == BLOCK_CAP {
             // SAFETY: we received the last slot.
             unsafe { Block::destroy(this, 0, spare) };
-        } else if block.set(i, READ, AcqRel) & DESTROY != 0 {
+        } else if block.mark_done(i) {
             // SAFETY: we received slot `i`, and every slot before it is
-            // read (`DESTROY` is set only once they are).
+            // read (the walk marks a slot only once those before it are).
             unsafe { Block::destroy(this, i + 1, spare) };
         }
         value
@@ -217,15 +203,22 @@ impl<T> Block<T> {
     /// The caller is the receiver of slot `start - 1` (or of the last slot,
     /// with `start == 0`), and every slot before `start` is read.
     unsafe fn destroy(this: *mut Block<T>, start: usize, spare: &Spare<T>) {
+        // SAFETY: the block lives until the walk reaches its end.
+        let block = unsafe { &*this };
+        // Acquire (here and in the `fetch_or`s): a receiver's read of its
+        // value (before its Release mark) happens before the free.
+        let mut seen = block.done.load(Acquire);
         // The last slot is not walked: its receiver started the walk.
         for i in start..BLOCK_CAP - 1 {
-            // SAFETY: the block lives until the walk reaches its end.
-            let block = unsafe { &*this };
-            // Acquire/AcqRel: if the reader is done, its read of the value
-            // happened before we free the block.
-            if !block.has(i, READ, Acquire) && block.set(i, DESTROY, AcqRel) & READ == 0 {
-                // Its reader is still at work and will continue the walk.
-                return;
+            let bit = 1 << i;
+            // A bit seen set is its receiver's: nobody else walks here.
+            if seen & bit == 0 {
+                seen = block.done.fetch_or(bit, AcqRel);
+                if seen & bit == 0 {
+                    // Its receiver is still at work and will continue the
+                    // walk.
+                    return;
+                }
             }
         }
         // SAFETY: every slot is read and nobody else walks: we own it.
@@ -269,7 +262,7 @@ impl<T> Spare<T> {
         // before it. The values need no reset: every one was read out.
         b.next = AtomicPtr::new(ptr::null_mut());
         b.written = std::array::from_fn(|_| AtomicBool::new(false));
-        b.states = std::array::from_fn(|_| AtomicU64::new(0));
+        b.done = AtomicU64::new(0);
         // Release: the reset happens before `take`'s Acquire swap.
         if self
             .0
@@ -609,7 +602,7 @@ impl<T, const SHIFT: usize> List<T, SHIFT> {
     /// With one consumer nobody else moves `head` or reads a slot, so
     /// there is no claim: a written slot is taken with a load of its
     /// `written` flag and a store of `head`, and a block is freed as soon as
-    /// its last slot is read (no `READ`/`DESTROY` marks). Only an unwritten
+    /// its last slot is read (no `done` marks). Only an unwritten
     /// slot needs an emptiness check: the comparison with `tail` tells
     /// "nothing sent" from "a sender has claimed the slot and is writing
     /// it" (then we wait for the write). Unlike [`pop`](Self::pop)'s, the

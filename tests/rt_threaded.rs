@@ -443,6 +443,49 @@ fn disable_lifo_slot_still_runs_everything() {
 }
 
 #[test]
+fn disable_lifo_slot_lets_an_idle_worker_take_a_task_woken_behind_a_long_poll() {
+    // What the option is for: a task woken by a poll that then runs long
+    // (here: blocks its worker until the woken task has run) must not wait
+    // for that poll when another worker is idle. With the LIFO slot it
+    // would (the slot is not stealable, as in tokio).
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .disable_lifo_slot()
+        .build()
+        .unwrap();
+    for _ in 0..20 {
+        let (waiting_tx, waiting_rx) = mpsc::channel();
+        let (ran_tx, ran_rx) = mpsc::channel();
+        let (wake_tx, mut wake_rx) = volt::sync::oneshot::channel::<()>();
+        rt.spawn(async move {
+            std::future::poll_fn(|cx| {
+                let r = std::pin::Pin::new(&mut wake_rx).poll(cx);
+                if r.is_pending() {
+                    let _ = waiting_tx.send(());
+                }
+                r
+            })
+            .await
+            .unwrap();
+            ran_tx.send(()).unwrap();
+        });
+        // The task waits on `wake_rx` (registered, idle).
+        waiting_rx.recv().unwrap();
+        let long = rt.spawn(async move {
+            // Queues the waiting task on this worker...
+            wake_tx.send(()).unwrap();
+            // ...and blocks it until the task ran elsewhere (the timeout
+            // only turns a hang into a failure).
+            ran_rx.recv_timeout(Duration::from_secs(20)).is_ok()
+        });
+        assert!(
+            rt.block_on(long).unwrap(),
+            "the woken task waited for the long poll"
+        );
+    }
+}
+
+#[test]
 fn runtime_ids_names_and_flavors() {
     let a = rt(1);
     let b = Builder::new_current_thread().name("b-rt").build().unwrap();

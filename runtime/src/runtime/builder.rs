@@ -742,7 +742,9 @@ impl Builder {
     ///
     /// This configuration option will disable this heuristic resulting in
     /// all scheduled tasks being pushed into the worker-local queue, which
-    /// is stealable.
+    /// is stealable. Each such push wakes an idle worker, so a task woken by
+    /// a poll that then runs long is taken by another worker instead of
+    /// waiting for that poll to end.
     ///
     /// (tokio has this behind `tokio_unstable`; volt offers it stable.)
     ///

@@ -1,7 +1,8 @@
 //! loom models of the multi-thread scheduler's lock-free parts: the local
 //! queue (push, pop, steal-half, overflow), the park/notify protocol, and
 //! the LIFO slot against stealing (a displaced task is stolen by a parked
-//! worker, the slot's own task never is).
+//! worker, the slot's own task never is; with the slot disabled, a lone
+//! woken task is).
 
 use crate::driver::{Cfg, Driver};
 use crate::loom::sync::Arc;
@@ -9,7 +10,7 @@ use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::runtime::metrics::{MetricsBatch, WorkerMetrics};
 use crate::scheduler::inject::Inject;
 use crate::scheduler::multi_thread::idle::Idle;
-use crate::scheduler::multi_thread::park::Parker;
+use crate::scheduler::multi_thread::park::{Parker, Unparker};
 use crate::scheduler::multi_thread::queue::{self, LOCAL_QUEUE_CAPACITY};
 use crate::task::test_sched::TestSched;
 
@@ -223,6 +224,76 @@ fn remote_push_never_loses_the_wakeup() {
     });
 }
 
+/// What the LIFO models share, in a runtime of two workers: worker 1's
+/// parker, and worker 0's queue as thieves see it (`steal`).
+struct TwoWorkers {
+    sched: TestSched,
+    ran: Arc<AtomicUsize>,
+    park: Parker,
+    driver_handle: Arc<crate::driver::Handle>,
+    idle: Arc<Idle>,
+    inject: Arc<Inject<TestSched>>,
+    steal: queue::Steal<TestSched>,
+}
+
+/// The shared parts, the handle that wakes worker 1, and worker 0's queue.
+fn two_workers() -> (TwoWorkers, Unparker, queue::Local<TestSched>) {
+    let (park, driver_handle) = parker();
+    let unpark = park.unpark();
+    let (steal, local) = queue::local();
+    let w = TwoWorkers {
+        sched: TestSched::new(),
+        ran: Arc::new(AtomicUsize::new(0)),
+        park,
+        driver_handle,
+        idle: Arc::new(Idle::new(2)),
+        inject: Arc::new(Inject::new()),
+        steal,
+    };
+    (w, unpark, local)
+}
+
+/// Worker 0's `notify_parked`: the only worker it can wake is worker 1.
+fn notify_worker_1(idle: &Idle, unpark: &Unparker, driver_handle: &crate::driver::Handle) {
+    if let Some(index) = idle.worker_to_notify() {
+        assert_eq!(index, 1);
+        unpark.unpark(driver_handle);
+    }
+}
+
+/// Worker 1's loop (`Context::run`, `Core::steal_work`, `park`), reduced
+/// to stealing from worker 0 (through `w.steal`) until it has run one
+/// task; returns what else it stole. Worker 0 never parks, so a wake-up for
+/// the work the last searcher finds is for worker 1 itself.
+fn steal_one_as_worker_1(w: &mut TwoWorkers) -> Option<crate::task::Notified<TestSched>> {
+    let (_, mut mine) = queue::local();
+    let mut st = stats();
+    let mut is_searching = false;
+    let stolen = loop {
+        if !is_searching {
+            is_searching = w.idle.transition_worker_to_searching();
+        }
+        if is_searching {
+            if let Some(t) = w.steal.steal_into(&mut mine, &mut st) {
+                // Found work: stop searching before running it.
+                w.idle.transition_worker_from_searching();
+                break t;
+            }
+        }
+        park_until_notified(
+            &w.idle,
+            &mut w.park,
+            &w.driver_handle,
+            1,
+            is_searching,
+            || !w.steal.is_empty(),
+        );
+        is_searching = true;
+    };
+    w.sched.run(stolen);
+    mine.pop()
+}
+
 /// The LIFO slot against stealing. Worker 0 polls a task that wakes `x`
 /// (into the empty LIFO slot: one runnable task is not worth a wake-up)
 /// and then `y`, which takes the slot and displaces `x` into the stealable
@@ -233,28 +304,19 @@ fn remote_push_never_loses_the_wakeup() {
 #[test]
 fn lifo_displacement_is_stolen_by_a_parked_worker() {
     loom::model(|| {
-        let sched = TestSched::new();
-        let ran = Arc::new(AtomicUsize::new(0));
-        let (mut park, driver_handle) = parker();
-        let unpark = park.unpark();
-        let idle = Arc::new(Idle::new(2));
-        let inject = Arc::new(Inject::new());
-        let (steal, mut local) = queue::local();
-        let mut x_and_y = tasks(&sched, &ran, 2);
+        let (mut w, unpark, mut local) = two_workers();
+        let mut x_and_y = tasks(&w.sched, &w.ran, 2);
         let (y, x) = (x_and_y.pop().unwrap(), x_and_y.pop().unwrap());
 
         let owner = {
-            let (idle, inject, dh) = (idle.clone(), inject.clone(), driver_handle.clone());
+            let (idle, inject, dh) = (w.idle.clone(), w.inject.clone(), w.driver_handle.clone());
             thread::spawn(move || {
                 let mut st = stats();
                 let mut lifo_slot = None;
                 // `Handle::schedule_local`: notify when a task was displaced.
                 for task in [x, y] {
                     if local.push_lifo(&mut lifo_slot, task, &inject, &mut st) {
-                        if let Some(index) = idle.worker_to_notify() {
-                            assert_eq!(index, 1);
-                            unpark.unpark(&dh);
-                        }
+                        notify_worker_1(&idle, &unpark, &dh);
                     }
                 }
                 // Worker 0 blocks in a long poll here; its queue stays
@@ -263,39 +325,47 @@ fn lifo_displacement_is_stolen_by_a_parked_worker() {
             })
         };
 
-        // Worker 1's loop (`Context::run`, `Core::steal_work`, `park`),
-        // reduced to stealing from worker 0, until it has run a task.
-        let (_, mut mine) = queue::local();
-        let mut st = stats();
-        let mut is_searching = false;
-        let stolen = loop {
-            if !is_searching {
-                is_searching = idle.transition_worker_to_searching();
-            }
-            if is_searching {
-                if let Some(t) = steal.steal_into(&mut mine, &mut st) {
-                    // Found work: stop searching before running it.
-                    idle.transition_worker_from_searching();
-                    break t;
-                }
-            }
-            // Nothing found: park (worker 0 never parks, so a wake-up for
-            // the work the last searcher finds is for ourselves).
-            park_until_notified(&idle, &mut park, &driver_handle, 1, is_searching, || {
-                !steal.is_empty()
-            });
-            is_searching = true;
-        };
-        sched.run(stolen);
-        assert!(mine.pop().is_none(), "only `x` was stealable");
-        assert_eq!(ran.load(SeqCst), 1);
+        let mine = steal_one_as_worker_1(&mut w);
+        assert!(mine.is_none(), "only `x` was stealable");
+        assert_eq!(w.ran.load(SeqCst), 1);
 
         // Worker 0's poll ends: it runs the LIFO task.
         let (local, mut lifo_slot) = owner.join().unwrap();
         assert!(!local.has_tasks());
-        sched.run(lifo_slot.take().expect("`y` stayed in the slot"));
-        assert_eq!(ran.load(SeqCst), 2);
-        assert!(inject.is_empty());
-        sched.shutdown();
+        w.sched
+            .run(lifo_slot.take().expect("`y` stayed in the slot"));
+        assert_eq!(w.ran.load(SeqCst), 2);
+        assert!(w.inject.is_empty());
+        w.sched.shutdown();
+    });
+}
+
+/// `disable_lifo_slot`: worker 0 polls a task that wakes `x`, which goes to
+/// the back of its (stealable) queue and notifies a parked worker even
+/// though it is the only task waiting; then worker 0 blocks in a long poll.
+/// Worker 1 must be woken and steal `x` (a lost notification deadlocks it).
+#[test]
+fn disabled_lifo_wake_is_stolen_by_a_parked_worker() {
+    loom::model(|| {
+        let (mut w, unpark, mut local) = two_workers();
+        let x = tasks(&w.sched, &w.ran, 1).pop().unwrap();
+
+        let owner = {
+            let (idle, inject, dh) = (w.idle.clone(), w.inject.clone(), w.driver_handle.clone());
+            thread::spawn(move || {
+                // `Handle::schedule_local` with the slot disabled.
+                local.push_back_or_overflow(x, &inject, &mut stats());
+                notify_worker_1(&idle, &unpark, &dh);
+                local
+            })
+        };
+
+        let mine = steal_one_as_worker_1(&mut w);
+        assert!(mine.is_none());
+        assert_eq!(w.ran.load(SeqCst), 1);
+        let local = owner.join().unwrap();
+        assert!(!local.has_tasks());
+        assert!(w.inject.is_empty());
+        w.sched.shutdown();
     });
 }

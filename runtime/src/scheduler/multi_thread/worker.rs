@@ -29,6 +29,11 @@
 //! within the same coop budget, at most `MAX_LIFO_POLLS_PER_TICK` times in a
 //! row; after that the slot is disabled until the next regular task, so a
 //! ping-pong pair cannot starve the queue. The slot is not stealable.
+//! While it is off for the tick, a woken task queues at the back and a
+//! parked worker is woken only once a second task waits here (one runs as
+//! soon as the current poll ends). With the builder's `disable_lifo_slot`
+//! (polls may run long) every woken task wakes a parked worker, which can
+//! steal it, as tokio does.
 //!
 //! # Handing the core away
 //!
@@ -746,11 +751,14 @@ impl Handle {
         let should_notify = if is_yield || !core.lifo_enabled {
             // One waiting task is not worth waking a worker for: it runs
             // here as soon as the current poll ends, as a LIFO task would.
-            // A second one is.
+            // A second one is. So is a woken one when the builder disabled
+            // the LIFO slot: that is asking for polls that may run long not
+            // to hold up the tasks they wake while a worker is idle (as
+            // tokio's option does).
             let had_tasks = core.has_tasks();
             core.run_queue
                 .push_back_or_overflow(task, &self.shared.inject, &mut core.stats);
-            had_tasks
+            had_tasks || (!is_yield && self.shared.config.disable_lifo_slot)
         } else {
             // The woken task runs next; the one it displaces queues up.
             core.run_queue.push_lifo(

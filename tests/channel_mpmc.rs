@@ -626,3 +626,27 @@ fn budget_is_taken_by_recv_not_by_send() {
         assert_eq!(taken.await.unwrap(), 0);
     });
 }
+
+#[test]
+fn a_capacity_that_cannot_be_allocated_panics_with_a_message() {
+    // The ring is allocated up front: a capacity the index cannot hold, or
+    // one whose slots the allocator refuses, panics (catchably) and says
+    // why, instead of aborting the process.
+    let mut caps = vec![usize::MAX, isize::MAX as usize];
+    if cfg!(target_pointer_width = "64") {
+        // 2^46 slots of 16 bytes: 1 PiB, past any address space.
+        caps.push(1 << 46);
+    }
+    for cap in caps {
+        let err = std::panic::catch_unwind(|| channel::bounded::<u64>(cap)).unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(
+            msg.starts_with(&format!("channel capacity {cap} is too large")),
+            "{msg}"
+        );
+    }
+    // A capacity that fits is no problem.
+    let (tx, rx) = channel::bounded::<u64>(1 << 16);
+    tx.try_send(1).unwrap();
+    assert_eq!(rx.try_recv(), Ok(1));
+}

@@ -42,6 +42,7 @@ pub(crate) struct Bounded<T> {
 }
 
 impl<T> Bounded<T> {
+    #[track_caller]
     pub(crate) fn new(cap: usize) -> Self {
         Bounded {
             ring: Ring::new(cap),

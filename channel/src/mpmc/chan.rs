@@ -176,6 +176,7 @@ macro_rules! dispatch {
 }
 
 impl<T> Chan<T> {
+    #[track_caller]
     pub(crate) fn bounded(cap: usize) -> Self {
         Chan::with(match cap {
             0 => Flavors::Zero(Zero::new()),

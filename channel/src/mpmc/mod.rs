@@ -110,6 +110,18 @@ use std::fmt;
 /// completes only once a receiver has taken the value, and
 /// [`Sender::try_send`] succeeds only while a receiver is waiting.
 ///
+/// A capacity above 4 is a ring of `cap` slots allocated here, up front
+/// (a slot is a value and a word); [`unbounded`] allocates as it fills.
+///
+/// # Panics
+///
+/// If the ring cannot be allocated, with a message that says so (not the
+/// process abort of a failed allocation).
+///
+/// ```should_panic
+/// let _ = volt_channel::mpmc::bounded::<u64>(isize::MAX as usize);
+/// ```
+///
 /// # Examples
 ///
 /// ```
@@ -120,6 +132,7 @@ use std::fmt;
 /// assert_eq!(rx.recv().await, Ok(1));
 /// # });
 /// ```
+#[track_caller]
 pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
     handles(Chan::bounded(cap))
 }

@@ -48,7 +48,7 @@ use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
 use crate::mpmc::backoff::{Backoff, SHORT_WAIT_MAX_CAP};
 
-use std::mem::MaybeUninit;
+use std::mem::{self, MaybeUninit};
 
 /// Why a push failed.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,16 +87,33 @@ unsafe impl<T: Send> Sync for Ring<T> {}
 
 impl<T> Ring<T> {
     /// A ring of `cap` slots; `cap >= 1`.
+    ///
+    /// # Panics
+    ///
+    /// If the index has no room for `cap` (`one_lap` past `usize::MAX`) or
+    /// the slots cannot be allocated: a panic the caller can catch, where
+    /// an infallible allocation would abort the process.
+    #[track_caller]
     pub(crate) fn new(cap: usize) -> Self {
         assert!(cap >= 1, "ring capacity must be positive");
-        let mark_bit = (cap + 1).next_power_of_two();
+        let mark_bit = cap
+            .checked_add(1)
+            .and_then(usize::checked_next_power_of_two)
+            .filter(|&bit| bit.checked_mul(2).is_some());
+        let mut buffer = Vec::new();
+        let (Some(mark_bit), Ok(())) = (mark_bit, buffer.try_reserve_exact(cap)) else {
+            panic!(
+                "channel capacity {cap} is too large: its {cap} slots of {} bytes \
+                 are allocated up front (an unbounded channel allocates as it fills)",
+                mem::size_of::<Slot<T>>()
+            );
+        };
         let one_lap = mark_bit * 2;
-        let buffer = (0..cap)
-            .map(|i| Slot {
-                stamp: AtomicUsize::new(i),
-                value: UnsafeCell::new(MaybeUninit::uninit()),
-            })
-            .collect();
+        buffer.extend((0..cap).map(|i| Slot {
+            stamp: AtomicUsize::new(i),
+            value: UnsafeCell::new(MaybeUninit::uninit()),
+        }));
+        let buffer = buffer.into_boxed_slice();
         Ring {
             head: CachePadded::new(AtomicUsize::new(0)),
             tail: CachePadded::new(AtomicUsize::new(0)),

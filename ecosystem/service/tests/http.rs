@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,17 +14,24 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-/// A directory with `small.txt` (4 KiB) and `big.bin` (1 MiB).
+/// A directory with `small.txt` (4 KiB) and `big.bin` (1 MiB), written
+/// once per process: the tests run in parallel, and rewriting a file
+/// (truncate, then write) under another test's request would serve it
+/// short (a range past the truncated end answers 416).
 fn static_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("eco-service-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("small.txt"), vec![b'x'; 4096]).unwrap();
-    std::fs::write(
-        dir.join("big.bin"),
-        (0..1 << 20).map(|i| i as u8).collect::<Vec<_>>(),
-    )
-    .unwrap();
-    dir
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("eco-service-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("small.txt"), vec![b'x'; 4096]).unwrap();
+        std::fs::write(
+            dir.join("big.bin"),
+            (0..1 << 20).map(|i| i as u8).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        dir
+    })
+    .clone()
 }
 
 type Server = JoinHandle<std::io::Result<()>>;

@@ -18,8 +18,9 @@
 //! "local"` (`local`: a current-thread builder finished with
 //! `build_local`, so the body may `spawn_local`), `worker_threads = N`
 //! (multi-thread only), `start_paused = bool` (not multi-thread), `crate =
-//! "path"`, `name = "runtime name"`. A wrong argument is a compile error
-//! that names it.
+//! "path"`, `unhandled_panic = "ignore" | "shutdown_runtime"` (not
+//! multi-thread), `name = "runtime name"`. A wrong argument is a compile
+//! error that names it.
 //!
 //! The same code serves `#[tokio::main]` and `#[tokio::test]` of the
 //! compat crate (`compat/tokio`): there the default crate path is
@@ -63,11 +64,40 @@ impl Flavor {
     }
 }
 
+/// The `unhandled_panic` argument: `runtime::UnhandledPanic`'s variants.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum UnhandledPanic {
+    Ignore,
+    ShutdownRuntime,
+}
+
+impl UnhandledPanic {
+    fn from_str(s: &str) -> Result<UnhandledPanic, String> {
+        match s {
+            "ignore" => Ok(UnhandledPanic::Ignore),
+            "shutdown_runtime" => Ok(UnhandledPanic::ShutdownRuntime),
+            _ => Err(format!(
+                "No such unhandled panic behavior `{s}`. The unhandled panic behaviors are `ignore` and `shutdown_runtime`."
+            )),
+        }
+    }
+
+    fn to_tokens(self, crate_path: &TokenStream) -> TokenStream {
+        match self {
+            UnhandledPanic::Ignore => quote! { #crate_path::runtime::UnhandledPanic::Ignore },
+            UnhandledPanic::ShutdownRuntime => {
+                quote! { #crate_path::runtime::UnhandledPanic::ShutdownRuntime }
+            }
+        }
+    }
+}
+
 struct Config {
     flavor: Flavor,
     worker_threads: Option<usize>,
     start_paused: Option<bool>,
     crate_name: Option<syn::Path>,
+    unhandled_panic: Option<UnhandledPanic>,
     name: Option<String>,
 }
 
@@ -76,11 +106,11 @@ struct Settings {
     worker_threads: Option<(usize, Span)>,
     start_paused: Option<(bool, Span)>,
     crate_name: Option<syn::Path>,
+    unhandled_panic: Option<(UnhandledPanic, Span)>,
     name: Option<String>,
 }
 
-const UNKNOWN_ATTR: &str =
-    "expected one of: `flavor`, `worker_threads`, `start_paused`, `crate`, `name`.";
+const UNKNOWN_ATTR: &str = "expected one of: `flavor`, `worker_threads`, `start_paused`, `crate`, `unhandled_panic`, `name`.";
 
 fn parse_int(expr: &Expr, span: Span, field: &str) -> syn::Result<usize> {
     match expr {
@@ -173,6 +203,7 @@ fn parse_settings(args: Punctuated<MetaNameValue, Token![,]>) -> syn::Result<Set
         worker_threads: None,
         start_paused: None,
         crate_name: None,
+        unhandled_panic: None,
         name: None,
     };
     for arg in args {
@@ -214,6 +245,15 @@ fn parse_settings(args: Punctuated<MetaNameValue, Token![,]>) -> syn::Result<Set
                     return Err(twice("crate"));
                 }
                 settings.crate_name = Some(parse_path(&arg.value, span, "crate")?);
+            }
+            "unhandled_panic" => {
+                if settings.unhandled_panic.is_some() {
+                    return Err(twice("unhandled_panic"));
+                }
+                let s = parse_string(&arg.value, span, "unhandled_panic")?;
+                let behavior =
+                    UnhandledPanic::from_str(&s).map_err(|e| syn::Error::new(span, e))?;
+                settings.unhandled_panic = Some((behavior, span));
             }
             "name" => {
                 if settings.name.is_some() {
@@ -286,12 +326,21 @@ fn build_config(
             ),
         ));
     }
+    if let (Flavor::MultiThread, Some((_, span))) = (flavor, settings.unhandled_panic) {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "The `unhandled_panic` option requires the `current_thread` runtime flavor. Use `#[{macro_name}(flavor = \"current_thread\")]`"
+            ),
+        ));
+    }
 
     Ok(Config {
         flavor,
         worker_threads: settings.worker_threads.map(|(n, _)| n),
         start_paused: settings.start_paused.map(|(b, _)| b),
         crate_name: settings.crate_name,
+        unhandled_panic: settings.unhandled_panic.map(|(u, _)| u),
         name: settings.name,
     })
 }
@@ -336,6 +385,10 @@ fn parse_knobs(
     }
     if let Some(v) = config.start_paused {
         rt = quote_spanned! {last_stmt_start_span=> #rt.start_paused(#v) };
+    }
+    if let Some(v) = config.unhandled_panic {
+        let v = v.to_tokens(&crate_path);
+        rt = quote_spanned! {last_stmt_start_span=> #rt.unhandled_panic(#v) };
     }
     if let Some(v) = &config.name {
         rt = quote_spanned! {last_stmt_start_span=> #rt.name(#v) };
@@ -475,6 +528,7 @@ fn fallback_config() -> Config {
         worker_threads: None,
         start_paused: None,
         crate_name: None,
+        unhandled_panic: None,
         name: None,
     }
 }

@@ -82,6 +82,24 @@ use proc_macro::TokenStream;
 /// }
 /// ```
 ///
+/// # Configure unhandled panic behavior
+///
+/// `unhandled_panic = "shutdown_runtime"` shuts the runtime down as soon
+/// as a spawned task panics, and `block_on` panics
+/// ([`Builder::unhandled_panic`](../volt/runtime/struct.Builder.html#method.unhandled_panic)).
+/// The default is `"ignore"`: the panic goes to the task's `JoinHandle`.
+/// It requires the `current_thread` (or `local`) flavor:
+///
+/// ```no_run
+/// #[volt::main(flavor = "current_thread", unhandled_panic = "shutdown_runtime")]
+/// async fn main() {
+///     let _ = volt::spawn(async {
+///         panic!("This panic will shutdown the runtime.");
+///     })
+///     .await;
+/// }
+/// ```
+///
 /// # Function arguments
 ///
 /// Arguments are allowed for any functions, aside from `main` which is
@@ -171,6 +189,23 @@ pub fn main_rt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Note that `start_paused` requires the `test-util` feature to be enabled.
+///
+/// ## Configure unhandled panic behavior
+///
+/// `unhandled_panic = "shutdown_runtime"` fails the test as soon as a
+/// spawned task panics, even if nothing awaits its `JoinHandle`
+/// (current-thread flavors only):
+///
+/// ```no_run
+/// #[volt::test(flavor = "current_thread", unhandled_panic = "shutdown_runtime")]
+/// async fn my_test() {
+///     let _ = volt::spawn(async {
+///         panic!("This panic will shutdown the runtime.");
+///     })
+///     .await;
+/// }
+/// # fn main() {}
+/// ```
 ///
 /// # Rename package
 ///

@@ -35,6 +35,16 @@ async fn test_local() {
     assert_eq!(task.await.unwrap(), 6);
 }
 
+// tokio's `unhandled_panic` argument (behind `tokio_unstable` there)
+// expands to `::tokio::runtime::UnhandledPanic`.
+#[tokio::test(flavor = "current_thread", unhandled_panic = "shutdown_runtime")]
+#[should_panic(
+    expected = "a spawned task panicked and the runtime is configured to shut down on unhandled panic"
+)]
+async fn test_unhandled_panic_shuts_down() {
+    let _ = tokio::spawn(async { panic!("boom") }).await;
+}
+
 mod renamed {
     use tokio as tokio1;
 

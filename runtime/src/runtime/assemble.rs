@@ -27,6 +27,7 @@ impl Builder {
             before_park: self.before_park.clone(),
             after_unpark: self.after_unpark.clone(),
             disable_lifo_slot: self.disable_lifo_slot,
+            unhandled_panic: self.unhandled_panic.clone(),
         }
     }
 

@@ -63,6 +63,8 @@ pub struct Builder {
     /// (`None`: the same).
     pub(crate) nevents: usize,
     pub(crate) nevents_busy: Option<usize>,
+    /// What a spawned task's panic does (`unhandled_panic.rs`).
+    pub(crate) unhandled_panic: crate::runtime::UnhandledPanic,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -119,7 +121,13 @@ impl Builder {
             name: None,
             nevents: DEFAULT_NEVENTS,
             nevents_busy: None,
+            unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
         }
+    }
+
+    /// Whether this builds a current-thread runtime.
+    pub(crate) fn is_current_thread(&self) -> bool {
+        self.kind == Kind::CurrentThread
     }
 
     /// Enables both I/O and time drivers.
@@ -618,6 +626,7 @@ impl Builder {
         match &self.kind {
             Kind::CurrentThread => Ok(crate::runtime::LocalRuntime::from_runtime(
                 self.build_current_thread_runtime()?,
+                self.unhandled_panic.clone(),
             )),
             #[cfg(feature = "rt-multi-thread")]
             Kind::MultiThread => panic!("multi_thread is not supported for LocalRuntime"),

@@ -7,7 +7,7 @@
 //! runtime's other tasks alike. Like the set, a `LocalRuntime` is `!Send`:
 //! its local tasks run and are dropped on the thread that owns it.
 
-use crate::runtime::{Builder, EnterGuard, Handle, Runtime, RuntimeMetrics};
+use crate::runtime::{Builder, EnterGuard, Handle, Runtime, RuntimeMetrics, UnhandledPanic};
 use crate::task::{JoinHandle, LocalSet};
 
 use std::fmt;
@@ -71,12 +71,12 @@ impl LocalRuntime {
             .build_local(LocalOptions::default())
     }
 
-    pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
+    pub(crate) fn from_runtime(rt: Runtime, unhandled_panic: UnhandledPanic) -> LocalRuntime {
         rt.handle()
             .inner
             .set_local_owner(std::thread::current().id());
         LocalRuntime {
-            local: LocalSet::new(),
+            local: LocalSet::for_local_runtime(unhandled_panic),
             rt,
             _not_send: PhantomData,
         }

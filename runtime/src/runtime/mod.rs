@@ -158,12 +158,15 @@ mod local_runtime;
 pub(crate) mod metrics;
 #[allow(clippy::module_inception)]
 mod runtime;
+mod unhandled_panic;
 
 pub use builder::Builder;
 pub use handle::{EnterGuard, Handle, TryCurrentError};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::{Runtime, RuntimeFlavor};
+pub(crate) use unhandled_panic::SHUTDOWN_PANIC;
+pub use unhandled_panic::UnhandledPanic;
 
 /// Returns the index of the current worker thread, if called from a
 /// runtime worker thread.

@@ -48,6 +48,9 @@ pub(crate) struct Config {
     /// Whether the LIFO slot is disabled (multi-thread only).
     #[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
     pub(crate) disable_lifo_slot: bool,
+    /// What a spawned task's panic does (current-thread only: the builder
+    /// refuses `ShutdownRuntime` for the multi-thread runtime).
+    pub(crate) unhandled_panic: crate::runtime::UnhandledPanic,
 }
 
 impl Handle {

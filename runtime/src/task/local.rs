@@ -17,6 +17,9 @@
 //!   picks them up).
 //! * `tick` runs at most 61 tasks, each with a fresh coop budget; if work
 //!   is left, the set wakes itself so other futures of the thread run too.
+//! * With `UnhandledPanic::ShutdownRuntime` (`LocalSet::unhandled_panic`),
+//!   a task's panic sets the context's `unhandled_panic` flag and cancels
+//!   every task; `tick` panics when it finds the flag set.
 //! * Dropping the set cancels every task and drops the queued
 //!   notifications on the owner thread, so `!Send` futures are never
 //!   dropped elsewhere.
@@ -42,6 +45,9 @@ const MAX_TASKS_PER_TICK: usize = 61;
 
 const OUTSIDE_LOCAL_SET: &str =
     "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`";
+
+const LOCAL_SET_SHUT_DOWN: &str =
+    "a spawned task panicked and the LocalSet is configured to shutdown on unhandled panic";
 
 const LOCAL_RUNTIME_OTHER_THREAD: &str =
     "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was created on";
@@ -145,6 +151,8 @@ pub struct LocalSet {
 /// What `CURRENT` points at.
 struct LocalContext {
     shared: Arc<Shared>,
+    /// A task panicked under `UnhandledPanic::ShutdownRuntime`.
+    unhandled_panic: Cell<bool>,
 }
 
 /// The scheduler of the set's tasks (reached from any thread by wakers).
@@ -155,6 +163,11 @@ struct Shared {
     queue: Mutex<Option<VecDeque<Notified<Arc<Shared>>>>>,
     /// The future that polls the set.
     waker: AtomicWaker,
+    /// What a task's panic does.
+    unhandled_panic: crate::runtime::UnhandledPanic,
+    /// Whether this is a `LocalRuntime`'s set: a task's panic then shuts
+    /// the runtime down too, and `tick` panics with the runtime's message.
+    of_local_runtime: bool,
 }
 
 struct LocalData {
@@ -302,7 +315,10 @@ impl LocalSet {
                     owned: OwnedTasks::new(1),
                     queue: Mutex::new(Some(VecDeque::with_capacity(64))),
                     waker: AtomicWaker::new(),
+                    unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
+                    of_local_runtime: false,
                 }),
+                unhandled_panic: Cell::new(false),
             }),
             _not_send: PhantomData,
         }
@@ -495,10 +511,92 @@ impl LocalSet {
         crate::runtime::Id::new(self.context.shared.owned.id())
     }
 
+    /// Configure how the `LocalSet` responds to an unhandled panic on a
+    /// spawned task.
+    ///
+    /// By default, an unhandled panic (i.e. a panic not caught by
+    /// [`std::panic::catch_unwind`]) has no impact on the `LocalSet`'s
+    /// execution. The panic's error value is forwarded to the task's
+    /// [`JoinHandle`] and all other spawned tasks continue running.
+    ///
+    /// The `unhandled_panic` option enables configuring this behavior.
+    ///
+    /// * `UnhandledPanic::Ignore` is the default behavior. Panics on
+    ///   spawned tasks have no impact on the `LocalSet`'s execution.
+    /// * `UnhandledPanic::ShutdownRuntime` will force the `LocalSet` to
+    ///   shutdown immediately when a spawned task panics even if that
+    ///   task's `JoinHandle` has not been dropped. All other spawned tasks
+    ///   will immediately terminate and further calls to
+    ///   [`LocalSet::block_on`] and [`LocalSet::run_until`] will panic.
+    ///
+    /// (tokio has this behind `tokio_unstable`; volt offers it stable.)
+    ///
+    /// # Panics
+    ///
+    /// This method panics if called after the `LocalSet` has started
+    /// running.
+    ///
+    /// # Examples
+    ///
+    /// The following demonstrates a `LocalSet` configured to shutdown on
+    /// panic. The first spawned task panics and results in the `LocalSet`
+    /// shutting down. The second spawned task never has a chance to
+    /// execute. The call to `run_until` will panic due to the runtime being
+    /// forcibly shutdown.
+    ///
+    /// ```should_panic
+    /// use volt_runtime::runtime::UnhandledPanic;
+    ///
+    /// # #[volt_runtime::main(flavor = "current_thread", crate = "volt_runtime")]
+    /// # async fn main() {
+    /// volt_runtime::task::LocalSet::new()
+    ///     .unhandled_panic(UnhandledPanic::ShutdownRuntime)
+    ///     .run_until(async {
+    ///         volt_runtime::task::spawn_local(async { panic!("boom"); });
+    ///         volt_runtime::task::spawn_local(async {
+    ///             // This task never completes
+    ///         });
+    ///
+    ///         // Do some work, but `run_until` will panic before it completes
+    /// # loop { volt_runtime::task::yield_now().await; }
+    ///     })
+    ///     .await;
+    /// # }
+    /// ```
+    ///
+    /// [`JoinHandle`]: struct@crate::task::JoinHandle
+    #[track_caller]
+    pub fn unhandled_panic(&mut self, behavior: crate::runtime::UnhandledPanic) -> &mut Self {
+        Rc::get_mut(&mut self.context)
+            .and_then(|ctx| Arc::get_mut(&mut ctx.shared))
+            .expect("Unhandled Panic behavior modified after starting LocalSet")
+            .unhandled_panic = behavior;
+        self
+    }
+
+    /// The set of a `LocalRuntime` built with `behavior`: its local tasks'
+    /// panics shut it down as the runtime's own tasks' do, with the
+    /// runtime's panic message.
+    pub(crate) fn for_local_runtime(behavior: crate::runtime::UnhandledPanic) -> LocalSet {
+        let mut set = LocalSet::new();
+        let shared = Rc::get_mut(&mut set.context)
+            .and_then(|ctx| Arc::get_mut(&mut ctx.shared))
+            .expect("a new set is not shared");
+        shared.unhandled_panic = behavior;
+        shared.of_local_runtime = true;
+        set
+    }
+
     /// Runs up to `MAX_TASKS_PER_TICK` tasks; `true` if work is left.
     fn tick(&self) -> bool {
         let shared = &self.context.shared;
         for _ in 0..MAX_TASKS_PER_TICK {
+            if self.context.unhandled_panic.get() {
+                match shared.of_local_runtime {
+                    true => panic!("{}", crate::runtime::SHUTDOWN_PANIC),
+                    false => panic!("{LOCAL_SET_SHUT_DOWN}"),
+                }
+            }
             let task = shared.queue.lock().as_mut().and_then(VecDeque::pop_front);
             match task {
                 Some(task) => {
@@ -634,5 +732,37 @@ impl Schedule for Arc<Shared> {
 
     fn schedule(&self, task: Notified<Self>) {
         Shared::schedule(self, task);
+    }
+
+    fn unhandled_panic(&self) {
+        if !matches!(
+            self.unhandled_panic,
+            crate::runtime::UnhandledPanic::ShutdownRuntime
+        ) {
+            return;
+        }
+        // The set's tasks run only inside its `tick`, with `CURRENT` naming
+        // the set, on the owner thread.
+        let ours = CURRENT
+            .try_with(|data| {
+                let ctx = data.ctx.borrow();
+                match ctx.as_ref() {
+                    Some(cx) if Arc::ptr_eq(self, &cx.shared) => {
+                        cx.unhandled_panic.set(true);
+                        true
+                    }
+                    _ => false,
+                }
+            })
+            .unwrap_or(false);
+        if ours {
+            // Cancels every task here, on the owner thread (the futures
+            // are `!Send`), outside the `CURRENT` borrow: their destructors
+            // may spawn or wake.
+            self.owned.close_and_shutdown_all();
+            if self.of_local_runtime {
+                crate::scheduler::current_thread::unhandled_panic_of_local_task();
+            }
+        }
     }
 }

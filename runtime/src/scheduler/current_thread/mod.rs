@@ -24,6 +24,10 @@
 //! after every poll of the driver, and while it is non-empty the loop polls
 //! the driver without sleeping. What is left in it when `block_on` ends is
 //! woken as the core is put back.
+//!
+//! With `UnhandledPanic::ShutdownRuntime`, a task's panic sets the core's
+//! `unhandled_panic` flag and cancels every task; the loop checks the flag
+//! before each task it would run and panics (`runtime/unhandled_panic.rs`).
 
 use crate::driver::{self, Driver};
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
@@ -98,6 +102,9 @@ struct Core {
     /// `None` while the driver is parked or being shut down.
     driver: Option<Driver>,
     metrics: MetricsBatch,
+    /// A spawned task panicked under `UnhandledPanic::ShutdownRuntime`:
+    /// every `block_on` still running or to come panics.
+    unhandled_panic: bool,
 }
 
 /// Initial capacity of the local run queue.
@@ -145,6 +152,7 @@ impl CurrentThread {
             ),
             driver: Some(driver),
             metrics: MetricsBatch::new(&handle.shared.worker_metrics),
+            unhandled_panic: false,
         })));
 
         let scheduler = CurrentThread {
@@ -355,6 +363,19 @@ impl Handle {
     }
 }
 
+/// A `LocalRuntime`'s local task panicked (its tasks live in a `LocalSet`
+/// polled inside `block_on`): the runtime this thread is running reacts as
+/// to a panic of one of its own tasks.
+pub(crate) fn unhandled_panic_of_local_task() {
+    let handle = context::with_scheduler(|maybe_cx| match maybe_cx {
+        Some(scheduler::Context::CurrentThread(cx)) => Some(cx.handle.clone()),
+        _ => None,
+    });
+    if let Some(handle) = handle {
+        handle.unhandled_panic();
+    }
+}
+
 impl Shared {
     fn owned_id(&self) -> u64 {
         self.owned.id()
@@ -391,6 +412,35 @@ impl Schedule for Arc<Handle> {
                 self.driver.unpark();
             }
         });
+    }
+
+    fn unhandled_panic(&self) {
+        use crate::runtime::UnhandledPanic;
+        use scheduler::Context::CurrentThread;
+
+        if !matches!(
+            self.shared.config.unhandled_panic,
+            UnhandledPanic::ShutdownRuntime
+        ) {
+            return;
+        }
+        // Tasks run only on the thread that holds the core, inside its
+        // context, with the core in the context's cell.
+        let running = context::with_scheduler(|maybe_cx| match maybe_cx {
+            Some(CurrentThread(cx)) if Arc::ptr_eq(self, &cx.handle) => {
+                // `None`: the runtime is shutting down already.
+                cx.core
+                    .borrow_mut()
+                    .as_mut()
+                    .map(|core| core.unhandled_panic = true)
+            }
+            _ => None,
+        });
+        if running.is_some() {
+            // Not under the core's borrow: the cancelled tasks' destructors
+            // may wake other tasks, which pushes onto the core.
+            self.shared.owned.close_and_shutdown_all();
+        }
     }
 }
 
@@ -526,6 +576,9 @@ impl CoreGuard<'_> {
                 }
 
                 for _ in 0..handle.shared.config.event_interval {
+                    if core.unhandled_panic {
+                        return (core, None);
+                    }
                     let task = match core.next_task(handle) {
                         Some(task) => task,
                         None => {
@@ -560,7 +613,7 @@ impl CoreGuard<'_> {
         });
         match ret {
             Some(ret) => ret,
-            None => unreachable!("block_on returned without output"),
+            None => panic!("{}", crate::runtime::SHUTDOWN_PANIC),
         }
     }
 

@@ -1,0 +1,2 @@
+#[volt::main(flavor = "current_thread", unhandled_panic = "abort")]
+async fn main() {}

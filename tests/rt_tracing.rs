@@ -156,6 +156,9 @@ fn console_instrumentation_has_tokios_shape() {
                 .spawn_blocking(|| 1)
                 .unwrap();
             assert_eq!(blocking.await.unwrap(), 1);
+            let mut set = volt::task::JoinSet::new();
+            set.build_task().name("in-a-set").spawn(async {}).unwrap();
+            set.join_next().await.unwrap().unwrap();
         });
         drop(rt);
 
@@ -171,6 +174,10 @@ fn console_instrumentation_has_tokios_shape() {
                 .is_some()
         );
         assert!(seen.span("runtime.spawn", "kind", "blocking").is_some());
+        assert!(
+            seen.span("runtime.spawn", "task.name", "in-a-set")
+                .is_some()
+        );
         // Waker operations, by the task span's id.
         let ops: Vec<String> = seen
             .events_of("tokio::task::waker")

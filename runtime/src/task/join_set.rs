@@ -1,4 +1,10 @@
-//! `JoinSet`: a collection of spawned tasks, joined in completion order.
+//! A collection of tasks spawned on a runtime.
+//!
+//! This module provides the [`JoinSet`] type, a collection which stores a
+//! set of spawned tasks and allows asynchronously awaiting the output of
+//! those tasks as they complete, and [`Builder`], which names the tasks it
+//! spawns into a set ([`JoinSet::build_task`]). See the documentation for
+//! the [`JoinSet`] type for details.
 //!
 //! # How completions are found in O(1)
 //!
@@ -16,6 +22,10 @@
 //! removed entry never disturbs the entry that reused its slot. A set that
 //! empties after a burst frees its slab (and starts a new queue, so old
 //! indices cannot reach the new slab).
+
+mod builder;
+
+pub use builder::Builder;
 
 use crate::loom::sync::Mutex;
 use crate::runtime::Handle;

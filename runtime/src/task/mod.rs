@@ -119,7 +119,7 @@ mod error;
 mod harness;
 mod id;
 mod join;
-mod join_set;
+pub mod join_set;
 pub(crate) mod list;
 pub(crate) mod local;
 mod raw;

@@ -51,6 +51,12 @@ std::thread_local! {
     };
 }
 
+/// Replaces this thread's generator (tests).
+#[cfg(all(test, not(loom), feature = "rt"))]
+pub(crate) fn set_thread_rng(rng: FastRand) {
+    CONTEXT.with(|ctx| ctx.rng.set(Some(rng)));
+}
+
 /// A random number in `0..n` from this thread's generator.
 pub(crate) fn thread_rng_n(n: u32) -> u32 {
     CONTEXT

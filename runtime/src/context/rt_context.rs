@@ -5,6 +5,7 @@ use crate::park::CachedParkThread;
 use crate::runtime::TryCurrentError;
 use crate::scheduler;
 use crate::task::Id;
+use crate::util::rand::FastRand;
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -237,9 +238,14 @@ where
             ctx.rt.runtime.set(EnterRuntime::Entered {
                 allow_block_in_place,
             });
+            // The thread's generator comes from the runtime while it is
+            // entered (`runtime/rng_seed.rs`).
+            let rng = handle.seed_generator().next_seed().rng();
+            let old_rng = ctx.rng.replace(Some(rng));
             Some(EnterRuntimeGuard {
                 blocking: BlockingRegionGuard::new(),
                 _handle: try_set_current(handle),
+                old_rng,
             })
         }
     });
@@ -253,6 +259,8 @@ struct EnterRuntimeGuard {
     blocking: BlockingRegionGuard,
     /// Restores the previous current handle (dropped after the flag reset).
     _handle: Option<SetCurrentGuard>,
+    /// The thread's generator before the runtime's replaced it.
+    old_rng: Option<FastRand>,
 }
 
 impl Drop for EnterRuntimeGuard {
@@ -260,6 +268,7 @@ impl Drop for EnterRuntimeGuard {
         let _ = CONTEXT.try_with(|ctx| {
             assert!(ctx.rt.runtime.get().is_entered());
             ctx.rt.runtime.set(EnterRuntime::NotEntered);
+            ctx.rng.set(self.old_rng);
         });
     }
 }

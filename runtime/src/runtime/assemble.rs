@@ -28,6 +28,7 @@ impl Builder {
             after_unpark: self.after_unpark.clone(),
             disable_lifo_slot: self.disable_lifo_slot,
             unhandled_panic: self.unhandled_panic.clone(),
+            seed_generator: self.seed_generator.next_generator(),
         }
     }
 

@@ -65,6 +65,8 @@ pub struct Builder {
     pub(crate) nevents_busy: Option<usize>,
     /// What a spawned task's panic does (`unhandled_panic.rs`).
     pub(crate) unhandled_panic: crate::runtime::UnhandledPanic,
+    /// Where the runtime's seeds come from (`rng_seed.rs`).
+    pub(crate) seed_generator: crate::runtime::RngSeedGenerator,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -122,6 +124,7 @@ impl Builder {
             nevents: DEFAULT_NEVENTS,
             nevents_busy: None,
             unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
+            seed_generator: Default::default(),
         }
     }
 

@@ -156,6 +156,7 @@ mod builder;
 mod handle;
 mod local_runtime;
 pub(crate) mod metrics;
+mod rng_seed;
 #[allow(clippy::module_inception)]
 mod runtime;
 mod unhandled_panic;
@@ -164,6 +165,8 @@ pub use builder::Builder;
 pub use handle::{EnterGuard, Handle, TryCurrentError};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
+pub use rng_seed::RngSeed;
+pub(crate) use rng_seed::RngSeedGenerator;
 pub use runtime::{Runtime, RuntimeFlavor};
 pub(crate) use unhandled_panic::SHUTDOWN_PANIC;
 pub use unhandled_panic::UnhandledPanic;

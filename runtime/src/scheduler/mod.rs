@@ -51,6 +51,9 @@ pub(crate) struct Config {
     /// What a spawned task's panic does (current-thread only: the builder
     /// refuses `ShutdownRuntime` for the multi-thread runtime).
     pub(crate) unhandled_panic: crate::runtime::UnhandledPanic,
+    /// Seeds for the threads that enter the runtime and for the workers'
+    /// stealing generators (`runtime/rng_seed.rs`).
+    pub(crate) seed_generator: crate::runtime::RngSeedGenerator,
 }
 
 impl Handle {
@@ -193,6 +196,15 @@ impl Handle {
     }
 
     #[track_caller]
+    /// The runtime's seed generator.
+    pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
+        match self {
+            Handle::CurrentThread(h) => h.seed_generator(),
+            #[cfg(feature = "rt-multi-thread")]
+            Handle::MultiThread(h) => h.seed_generator(),
+        }
+    }
+
     pub(crate) fn as_current_thread(&self) -> &Arc<current_thread::Handle> {
         match self {
             Handle::CurrentThread(h) => h,

@@ -338,6 +338,10 @@ impl Handle {
         self.shared.woken.swap(false, AcqRel)
     }
 
+    pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
+        &self.shared.config.seed_generator
+    }
+
     pub(crate) fn owned_id(&self) -> u64 {
         self.shared.owned_id()
     }

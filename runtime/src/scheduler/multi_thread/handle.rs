@@ -39,6 +39,10 @@ impl Handle {
         }
     }
 
+    pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
+        &self.shared.config.seed_generator
+    }
+
     pub(crate) fn owned_id(&self) -> u64 {
         self.shared.owned.id()
     }

@@ -191,7 +191,8 @@ pub(super) fn create(
             is_shutdown: false,
             park: Some(park),
             stats,
-            rand: FastRand::new(),
+            // Worker by worker, in order: fixed by a fixed `rng_seed`.
+            rand: config.seed_generator.next_seed().rng(),
         }));
         remotes.push(Remote { steal, unpark });
         worker_metrics.push(metrics);

@@ -22,6 +22,11 @@ Differences that are equivalent for a user are listed in KNOWN below (a
 makes the script exit with status 1.
 
     python3 scripts/api_diff.py          # needs `cargo +nightly`
+    python3 scripts/api_diff.py --unstable
+
+`--unstable` documents tokio with `--cfg tokio_unstable` and lists what
+volt lacks of that larger API, for information: it exits 0 (volt's
+promise is tokio's stable API; README names the unstable parts it has).
 
 Parameter and return types are not compared; tests/auto_traits.rs checks
 the main types' auto traits with their bounds at compile time.
@@ -34,7 +39,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORK = os.path.join(ROOT, "target", "api-diff")
+# tokio's API with `--cfg tokio_unstable` (informational; see above).
+UNSTABLE = "--unstable" in sys.argv[1:]
+WORK = os.path.join(ROOT, "target", "api-diff-unstable" if UNSTABLE else "api-diff")
 
 # (tokio path, what) pairs that are not gaps. `what` is "path" for a
 # missing path, "method:NAME" or "trait:NAME" for a member.
@@ -95,7 +102,8 @@ volt = {{ path = "{ROOT}", features = ["full", "test-util"] }}
     env_target = os.path.join(WORK, "target")
     for pkg in ["tokio", "volt-runtime", "volt-sync", "volt-channel", "volt"]:
         run(["cargo", "+nightly", "rustdoc", "-q", "-p", pkg, "--lib", "--target-dir", env_target,
-             "--", "-Z", "unstable-options", "--output-format", "json"], crate)
+             "--", "-Z", "unstable-options", "--output-format", "json"]
+            + (["--cfg", "tokio_unstable"] if UNSTABLE and pkg == "tokio" else []), crate)
     docs = os.path.join(env_target, "doc")
     return {n: json.load(open(os.path.join(docs, n + ".json")))
             for n in ["tokio", "volt_runtime", "volt_sync", "volt_channel", "volt"]}
@@ -279,6 +287,11 @@ def main():
 
     print(f"tokio {tokio_version()}: {len(tok)} public paths compared")
     print(f"equivalent differences (KNOWN): {len(known)}")
+    if UNSTABLE:
+        print("tokio_unstable API that volt lacks:" if gaps else "nothing of tokio_unstable is missing")
+        for g in gaps:
+            print("  " + g)
+        return
     # An entry that no longer matches anything is stale: drop it.
     gaps += [f"stale KNOWN entry: {k}" for k in sorted(set(KNOWN) - hit)]
     if gaps:

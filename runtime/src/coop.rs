@@ -227,10 +227,19 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
             Poll::Ready(restore)
         } else {
             register_waker(cx);
+            count_forced_yield();
             Poll::Pending
         }
     })
     .unwrap_or(Poll::Ready(RestoreOnPending::new(Budget::unconstrained())))
+}
+
+/// Counts a yield forced by the budget (`RuntimeMetrics::
+/// budget_forced_yield_count`) on the runtime this thread is in.
+#[cold]
+fn count_forced_yield() {
+    #[cfg(feature = "rt")]
+    let _ = context::with_current(|handle| handle.metrics().inc_budget_forced_yield_count());
 }
 
 /// `Ready` if the task has budget left (without consuming any), else wakes

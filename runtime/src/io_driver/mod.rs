@@ -40,6 +40,8 @@ use crate::loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::fmt;
 use std::io;
 use std::sync::Arc;
+// Metrics only: not part of any protocol loom checks.
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 /// The waker's token (never a slab key: keys use the low bits).
@@ -84,6 +86,16 @@ pub(crate) struct Handle {
     /// Whether the signal pipe is registered with this driver's `Poll`.
     #[cfg(feature = "signal")]
     signals: std::sync::OnceLock<io::Result<()>>,
+    /// Counters for `RuntimeMetrics` (Relaxed: each is read on its own).
+    pub(crate) metrics: IoDriverMetrics,
+}
+
+/// What `RuntimeMetrics::io_driver_*` read.
+#[derive(Debug, Default)]
+pub(crate) struct IoDriverMetrics {
+    pub(crate) fd_registered_count: AtomicU64,
+    pub(crate) fd_deregistered_count: AtomicU64,
+    pub(crate) ready_count: AtomicU64,
 }
 
 struct Registrations {
@@ -124,6 +136,7 @@ impl Driver {
                 is_shutdown: AtomicBool::new(false),
                 #[cfg(feature = "signal")]
                 signals: std::sync::OnceLock::new(),
+                metrics: IoDriverMetrics::default(),
             },
         ))
     }
@@ -166,6 +179,10 @@ impl Driver {
         }
         // Dropped outside the lock (their wakers were cleared on release).
         self.released.clear();
+        if !self.ready.is_empty() {
+            let n = self.ready.len() as u64;
+            handle.metrics.ready_count.fetch_add(n, Relaxed);
+        }
         for (io, ready) in self.ready.drain(..) {
             // SAFETY: the resource was in the slab under the lock above; if
             // it has been released since, its `Arc` waits in
@@ -252,6 +269,7 @@ impl Handle {
             self.release(&io);
             return Err(e);
         }
+        self.metrics.fd_registered_count.fetch_add(1, Relaxed);
         Ok(io)
     }
 
@@ -263,6 +281,9 @@ impl Handle {
     ) -> io::Result<()> {
         let res = self.registry.deregister(source);
         self.release(io);
+        if res.is_ok() {
+            self.metrics.fd_deregistered_count.fetch_add(1, Relaxed);
+        }
         res
     }
 

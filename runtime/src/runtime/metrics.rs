@@ -5,9 +5,13 @@
 //! maintenance, so counting costs no atomic operation on the hot path.
 //! Readers ([`RuntimeMetrics`]) see values that lag by at most one batch.
 
+mod unstable;
+
 use crate::runtime::Handle;
 
+use std::sync::PoisonError;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 /// Scheduler-wide counters.
@@ -15,11 +19,17 @@ use std::time::{Duration, Instant};
 pub(crate) struct SchedulerMetrics {
     /// Tasks scheduled from outside the runtime's workers.
     pub(crate) remote_schedule_count: AtomicU64,
+    /// Polls that returned `Pending` because the task's budget ran out.
+    pub(crate) budget_forced_yield_count: AtomicU64,
 }
 
 impl SchedulerMetrics {
     pub(crate) fn inc_remote_schedule_count(&self) {
         self.remote_schedule_count.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn inc_budget_forced_yield_count(&self) {
+        self.budget_forced_yield_count.fetch_add(1, Relaxed);
     }
 }
 
@@ -42,6 +52,26 @@ pub(crate) struct WorkerMetrics {
     pub(crate) queue_depth: AtomicUsize,
     /// In nanoseconds; the multi-thread workers publish it with the batch.
     pub(crate) mean_poll_time: AtomicU64,
+    /// The thread that last started running this worker.
+    thread_id: std::sync::Mutex<Option<ThreadId>>,
+}
+
+impl WorkerMetrics {
+    /// Records the calling thread as the one running this worker.
+    pub(crate) fn set_thread_id(&self) {
+        let id = std::thread::current().id();
+        *self
+            .thread_id
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(id);
+    }
+
+    fn thread_id(&self) -> Option<ThreadId> {
+        *self
+            .thread_id
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The worker-owned batch of counters.

@@ -153,6 +153,14 @@ impl Handle {
         }
     }
 
+    pub(crate) fn spawned_tasks_count(&self) -> u64 {
+        match self {
+            Handle::CurrentThread(h) => h.spawned_tasks_count(),
+            #[cfg(feature = "rt-multi-thread")]
+            Handle::MultiThread(h) => h.spawned_tasks_count(),
+        }
+    }
+
     pub(crate) fn num_alive_tasks(&self) -> usize {
         match self {
             Handle::CurrentThread(h) => h.num_alive_tasks(),

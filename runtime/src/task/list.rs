@@ -37,6 +37,8 @@ pub(crate) struct OwnedTasks<S: 'static> {
 struct Shard<S: 'static> {
     list: LinkedList<TaskLink<S>>,
     len: usize,
+    /// Tasks ever linked here (`RuntimeMetrics::spawned_tasks_count`).
+    added: u64,
 }
 
 struct TaskLink<S>(PhantomData<S>);
@@ -80,6 +82,7 @@ impl<S: 'static> OwnedTasks<S> {
                 CachePadded::new(Mutex::new(Shard {
                     list: LinkedList::new(),
                     len: 0,
+                    added: 0,
                 }))
             })
             .collect::<Vec<_>>()
@@ -153,6 +156,7 @@ impl<S: 'static> OwnedTasks<S> {
         }
         shard.list.push_front(task);
         shard.len += 1;
+        shard.added += 1;
         Some(notified)
     }
 
@@ -216,6 +220,11 @@ impl<S: 'static> OwnedTasks<S> {
     /// Number of tasks linked right now (locks each shard in turn).
     pub(crate) fn num_alive_tasks(&self) -> usize {
         self.shards.iter().map(|s| s.lock().len).sum()
+    }
+
+    /// How many tasks were ever linked into the list.
+    pub(crate) fn spawned_tasks_count(&self) -> u64 {
+        self.shards.iter().map(|s| s.lock().added).sum()
     }
 
     pub(crate) fn is_empty(&self) -> bool {

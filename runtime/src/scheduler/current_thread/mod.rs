@@ -159,6 +159,9 @@ impl CurrentThread {
             core,
             notify: CoreNotify::new(),
         };
+        // The building thread is the runtime's thread until a `block_on`
+        // says otherwise (as tokio reports it).
+        handle.shared.worker_metrics.set_thread_id();
         (scheduler, handle)
     }
 
@@ -174,6 +177,7 @@ impl CurrentThread {
             loop {
                 let generation = self.notify.generation();
                 if let Some(core) = self.take_core(handle) {
+                    handle.shared.worker_metrics.set_thread_id();
                     return core.block_on(future.as_mut());
                 }
                 let mut notified = pin!(self.notify.notified(generation));
@@ -348,6 +352,10 @@ impl Handle {
 
     pub(crate) fn num_alive_tasks(&self) -> usize {
         self.shared.owned.num_alive_tasks()
+    }
+
+    pub(crate) fn spawned_tasks_count(&self) -> u64 {
+        self.shared.owned.spawned_tasks_count()
     }
 
     pub(crate) fn injection_queue_depth(&self) -> usize {

@@ -55,6 +55,10 @@ impl Handle {
         self.shared.owned.num_alive_tasks()
     }
 
+    pub(crate) fn spawned_tasks_count(&self) -> u64 {
+        self.shared.owned.spawned_tasks_count()
+    }
+
     pub(crate) fn injection_queue_depth(&self) -> usize {
         self.shared.inject.len()
     }

@@ -247,6 +247,7 @@ pub(super) fn run(worker: Arc<Worker>) {
         Some(core) => core,
         None => return,
     };
+    worker.handle.shared.worker_metrics[worker.index].set_thread_id();
 
     let handle = scheduler::Handle::MultiThread(worker.handle.clone());
 

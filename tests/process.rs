@@ -222,3 +222,34 @@ fn child_spawned_in_a_dropped_runtime_is_awaited_in_another() {
         .unwrap();
     assert!(status.success());
 }
+
+#[volt::test]
+async fn spawn_with_uses_the_callers_spawn_and_watches_the_child() {
+    let mut seen_program = None;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("read line; echo \"got $line\"; exit 4")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn_with(|std| {
+            // The configured command, arguments and streams included.
+            seen_program = Some(std.get_program().to_owned());
+            std.spawn()
+        })
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"x\n").await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    assert_eq!(seen_program.as_deref(), Some(std::ffi::OsStr::new("sh")));
+    assert_eq!(out.stdout, b"got x\n");
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[volt::test]
+async fn spawn_with_returns_the_spawn_functions_error() {
+    let err = Command::new("true")
+        .spawn_with(|_| Err(std::io::Error::other("refused")))
+        .unwrap_err();
+    assert_eq!(err.to_string(), "refused");
+}

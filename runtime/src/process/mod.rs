@@ -34,7 +34,7 @@ use std::ffi::OsStr;
 use std::future::{Future, poll_fn};
 use std::io;
 use std::path::Path;
-use std::process::{ExitStatus, Output, Stdio};
+use std::process::{Child as StdChild, Command as StdCommand, ExitStatus, Output, Stdio};
 
 /// This structure mimics the API of [`std::process::Command`] found in the
 /// standard library, but replaces functions that create a process with an
@@ -250,7 +250,63 @@ impl Command {
     /// register with its driver).
     pub fn spawn(&mut self) -> io::Result<Child> {
         wait::reap_orphans();
-        let mut std = self.std.spawn()?;
+        let std = self.std.spawn()?;
+        self.build_child(std)
+    }
+
+    /// Executes the command as a child process with a custom spawning
+    /// function, returning a handle to it.
+    ///
+    /// This is useful when the standard library's spawn is not enough:
+    /// `with` gets this command's `std::process::Command` (program,
+    /// arguments, environment, standard streams as configured) and returns
+    /// the started child, which is then watched as [`spawn`] watches its
+    /// own. By default, stdin, stdout and stderr are inherited from the
+    /// parent.
+    ///
+    /// (tokio has this behind `tokio_unstable`; volt offers it stable.)
+    ///
+    /// # Errors
+    ///
+    /// Whatever `with` returns, or the error of setting up the child's
+    /// pipes and exit watch (then the child is killed and reaped).
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime with I/O enabled, as [`spawn`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::process::Stdio;
+    ///
+    /// # #[volt_runtime::main(crate = "volt_runtime")]
+    /// # async fn main() {
+    /// let output = volt_runtime::process::Command::new("echo")
+    ///     .arg("hi")
+    ///     .stdin(Stdio::null())
+    ///     .stdout(Stdio::piped())
+    ///     .spawn_with(std::process::Command::spawn)
+    ///     .unwrap()
+    ///     .wait_with_output()
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(output.stdout, b"hi\n");
+    /// # }
+    /// ```
+    ///
+    /// [`spawn`]: Command::spawn
+    pub fn spawn_with(
+        &mut self,
+        with: impl FnOnce(&mut StdCommand) -> io::Result<StdChild>,
+    ) -> io::Result<Child> {
+        wait::reap_orphans();
+        let std = with(&mut self.std)?;
+        self.build_child(std)
+    }
+
+    /// Watches a started child: its exit, its pipes.
+    fn build_child(&self, mut std: StdChild) -> io::Result<Child> {
         let pid = std.id();
         // Watch for the exit before anyone can wait for it.
         let setup = (|| {

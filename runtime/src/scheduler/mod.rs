@@ -203,7 +203,6 @@ impl Handle {
         }
     }
 
-    #[track_caller]
     /// The runtime's seed generator.
     pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
         match self {
@@ -213,6 +212,7 @@ impl Handle {
         }
     }
 
+    #[track_caller]
     pub(crate) fn as_current_thread(&self) -> &Arc<current_thread::Handle> {
         match self {
             Handle::CurrentThread(h) => h,

@@ -238,10 +238,12 @@ where
             ctx.rt.runtime.set(EnterRuntime::Entered {
                 allow_block_in_place,
             });
-            // The thread's generator comes from the runtime while it is
-            // entered (`runtime/rng_seed.rs`).
-            let rng = handle.seed_generator().next_seed().rng();
-            let old_rng = ctx.rng.replace(Some(rng));
+            // With a fixed seed, the thread's generator comes from the
+            // runtime while it is entered (`runtime/rng_seed.rs`).
+            let old_rng = handle
+                .seed_generator()
+                .next_entry_seed()
+                .map(|seed| ctx.rng.replace(Some(seed.rng())));
             Some(EnterRuntimeGuard {
                 blocking: BlockingRegionGuard::new(),
                 _handle: try_set_current(handle),
@@ -259,8 +261,8 @@ struct EnterRuntimeGuard {
     blocking: BlockingRegionGuard,
     /// Restores the previous current handle (dropped after the flag reset).
     _handle: Option<SetCurrentGuard>,
-    /// The thread's generator before the runtime's replaced it.
-    old_rng: Option<FastRand>,
+    /// The thread's generator before the runtime's replaced it, if it did.
+    old_rng: Option<Option<FastRand>>,
 }
 
 impl Drop for EnterRuntimeGuard {
@@ -268,7 +270,9 @@ impl Drop for EnterRuntimeGuard {
         let _ = CONTEXT.try_with(|ctx| {
             assert!(ctx.rt.runtime.get().is_entered());
             ctx.rt.runtime.set(EnterRuntime::NotEntered);
-            ctx.rng.set(self.old_rng);
+            if let Some(old_rng) = self.old_rng {
+                ctx.rng.set(old_rng);
+            }
         });
     }
 }

@@ -9,11 +9,12 @@
 //! The builder holds a generator of seeds (random unless `rng_seed` set
 //! one). Building a runtime draws a generator for it; each multi-thread
 //! worker draws its stealing generator's seed from that, in worker order.
-//! Each entry into the runtime (`block_on`, and a worker thread's start)
-//! draws one seed for the thread's own generator (`context::thread_rng_n`,
-//! what `select!` uses) and puts the previous generator back on exit
-//! (`context/rt_context.rs`). With a fixed seed, two runtimes built the same
-//! way hand out the same sequences to the same entries.
+//! With a seed set by `rng_seed`, each entry into the runtime (`block_on`,
+//! and a worker thread's start) draws one seed for the thread's own
+//! generator (`context::thread_rng_n`, what `select!` uses) and puts the
+//! previous generator back on exit (`context/rt_context.rs`); without one,
+//! the thread keeps its own. With a fixed seed, two runtimes built the
+//! same way hand out the same sequences to the same entries.
 
 use crate::runtime::Builder;
 use crate::util::rand::FastRand;
@@ -118,13 +119,25 @@ impl Builder {
 /// Hands out seeds, each different, in an order fixed by its own seed.
 pub(crate) struct RngSeedGenerator {
     state: Mutex<FastRand>,
+    /// Whether the seed came from `Builder::rng_seed`. Without one, entering
+    /// the runtime leaves the thread's generator alone: reseeding it from a
+    /// random generator would change nothing anyone can observe, and costs
+    /// a lock on every `block_on`.
+    fixed: bool,
 }
 
 impl RngSeedGenerator {
     pub(crate) fn new(seed: RngSeed) -> Self {
         RngSeedGenerator {
             state: Mutex::new(seed.rng()),
+            fixed: true,
         }
+    }
+
+    /// The seed for a thread entering the runtime: `None` unless the
+    /// builder fixed the seed.
+    pub(crate) fn next_entry_seed(&self) -> Option<RngSeed> {
+        self.fixed.then(|| self.next_seed())
     }
 
     /// The next seed.
@@ -135,15 +148,23 @@ impl RngSeedGenerator {
         RngSeed(hi << 32 | lo)
     }
 
-    /// A generator of its own, seeded from the next seed.
+    /// A generator of its own, seeded from the next seed (fixed if this
+    /// one is).
     pub(crate) fn next_generator(&self) -> Self {
-        RngSeedGenerator::new(self.next_seed())
+        RngSeedGenerator {
+            fixed: self.fixed,
+            ..RngSeedGenerator::new(self.next_seed())
+        }
     }
 }
 
 impl Default for RngSeedGenerator {
+    /// A random seed, not fixed.
     fn default() -> Self {
-        RngSeedGenerator::new(RngSeed::new())
+        RngSeedGenerator {
+            fixed: false,
+            ..RngSeedGenerator::new(RngSeed::new())
+        }
     }
 }
 
@@ -182,5 +203,18 @@ mod tests {
         rt.block_on(async { crate::context::thread_rng_n(1000) });
         let after: Vec<u32> = (0..8).map(|_| crate::context::thread_rng_n(1000)).collect();
         assert_eq!(after, expected);
+    }
+
+    #[test]
+    fn without_a_seed_block_on_keeps_the_threads_generator() {
+        let expected: Vec<u32> = {
+            let mut rng = FastRand::from_seed(7);
+            (0..8).map(|_| rng.fastrand_n(1000)).collect()
+        };
+        crate::context::set_thread_rng(FastRand::from_seed(7));
+        let rt = Builder::new_current_thread().build().unwrap();
+        let mut got = vec![rt.block_on(async { crate::context::thread_rng_n(1000) })];
+        got.extend((1..8).map(|_| crate::context::thread_rng_n(1000)));
+        assert_eq!(got, expected);
     }
 }

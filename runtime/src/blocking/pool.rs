@@ -294,7 +294,7 @@ impl Spawner {
         R: Send + 'static,
     {
         let (join_handle, spawn_result) =
-            self.spawn_blocking_inner(func, Mandatory::NonMandatory, rt);
+            self.spawn_blocking_inner(func, Mandatory::NonMandatory, rt, true);
         match spawn_result {
             Ok(()) => join_handle,
             // The task was shut down: the handle resolves to `Cancelled`.
@@ -314,7 +314,7 @@ impl Spawner {
         R: Send + 'static,
     {
         let (join_handle, spawn_result) =
-            self.spawn_blocking_inner(func, Mandatory::NonMandatory, rt);
+            self.spawn_blocking_inner(func, Mandatory::NonMandatory, rt, true);
         match spawn_result {
             Ok(()) | Err(SpawnError::ShuttingDown) => Ok(join_handle),
             Err(SpawnError::NoThreads(e)) => Err(e),
@@ -323,7 +323,7 @@ impl Spawner {
 
     /// Spawns `func` so that it runs even if shutdown starts first; `None`
     /// if the pool already shut down.
-    #[cfg(any(feature = "rt-multi-thread", feature = "io-std"))]
+    #[cfg(feature = "io-std")]
     #[track_caller]
     pub(crate) fn spawn_mandatory_blocking<F, R>(
         &self,
@@ -334,7 +334,8 @@ impl Spawner {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (join_handle, spawn_result) = self.spawn_blocking_inner(func, Mandatory::Mandatory, rt);
+        let (join_handle, spawn_result) =
+            self.spawn_blocking_inner(func, Mandatory::Mandatory, rt, true);
         if spawn_result.is_ok() {
             Some(join_handle)
         } else {
@@ -342,12 +343,31 @@ impl Spawner {
         }
     }
 
+    /// Runs a worker thread's body on the pool (`launch`, mandatory, and
+    /// `block_in_place`): a task of the runtime's own, which the user's
+    /// task hooks do not see.
+    #[cfg(feature = "rt-multi-thread")]
+    pub(crate) fn spawn_worker(
+        &self,
+        rt: &Handle,
+        mandatory: bool,
+        func: impl FnOnce() + Send + 'static,
+    ) -> Result<(), SpawnError> {
+        let mandatory = match mandatory {
+            true => Mandatory::Mandatory,
+            false => Mandatory::NonMandatory,
+        };
+        self.spawn_blocking_inner(func, mandatory, rt, false).1
+    }
+
+    /// `hooked`: whether the runtime's terminate hook sees the task.
     #[track_caller]
     fn spawn_blocking_inner<F, R>(
         &self,
         func: F,
         mandatory: Mandatory,
         rt: &Handle,
+        hooked: bool,
     ) -> (JoinHandle<R>, Result<(), SpawnError>)
     where
         F: FnOnce() -> R + Send + 'static,
@@ -355,7 +375,8 @@ impl Spawner {
     {
         let id = task::Id::next();
         let fut = crate::util::trace::task(BlockingTask::new(func), "blocking", id, None);
-        let (task, handle) = task::unowned(fut, BlockingSchedule::new(rt), id);
+        let spawned_at = std::panic::Location::caller();
+        let (task, handle) = task::unowned(fut, BlockingSchedule::new(rt, hooked), id, spawned_at);
         let spawned = self.spawn_task(Task { task, mandatory }, rt);
         (handle, spawned)
     }

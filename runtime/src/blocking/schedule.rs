@@ -14,19 +14,25 @@
 //! while it unwinds, before the `JoinError` is stored, and a runtime
 //! woken then found nothing to do and jumped its clock to the next timer.
 
-use crate::runtime::Handle;
+use crate::runtime::{Handle, TaskCallback};
 use crate::task::{Notified, Schedule, Task};
 
-#[derive(Debug)]
 pub(crate) struct BlockingSchedule {
+    /// The runtime's `on_task_terminate` hook (`runtime/task_hooks.rs`).
+    terminate_hook: Option<TaskCallback>,
     #[cfg(feature = "test-util")]
     auto_advance: AutoAdvanceGuard,
 }
 
 impl BlockingSchedule {
-    #[cfg_attr(not(feature = "test-util"), allow(unused_variables))]
-    pub(crate) fn new(rt: &Handle) -> BlockingSchedule {
+    /// `hooked`: whether the runtime's terminate hook sees the task (not
+    /// for a worker thread's body).
+    pub(crate) fn new(rt: &Handle, hooked: bool) -> BlockingSchedule {
         BlockingSchedule {
+            terminate_hook: match hooked {
+                true => rt.inner.config().task_hooks.terminate.clone(),
+                false => None,
+            },
             #[cfg(feature = "test-util")]
             auto_advance: AutoAdvanceGuard::new(rt),
         }
@@ -47,6 +53,10 @@ impl Schedule for BlockingSchedule {
     fn completed(&self) {
         #[cfg(feature = "test-util")]
         self.auto_advance.release();
+    }
+
+    fn terminate_hook(&self) -> Option<&TaskCallback> {
+        self.terminate_hook.as_ref()
     }
 }
 

@@ -29,6 +29,7 @@ impl Builder {
             disable_lifo_slot: self.disable_lifo_slot,
             unhandled_panic: self.unhandled_panic.clone(),
             seed_generator: self.seed_generator.next_generator(),
+            task_hooks: self.task_hooks.clone(),
         }
     }
 

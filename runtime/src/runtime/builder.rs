@@ -67,6 +67,8 @@ pub struct Builder {
     pub(crate) unhandled_panic: crate::runtime::UnhandledPanic,
     /// Where the runtime's seeds come from (`rng_seed.rs`).
     pub(crate) seed_generator: crate::runtime::RngSeedGenerator,
+    /// The task hooks (`task_hooks.rs`).
+    pub(crate) task_hooks: crate::runtime::TaskHooks,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -125,6 +127,7 @@ impl Builder {
             nevents_busy: None,
             unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
             seed_generator: Default::default(),
+            task_hooks: Default::default(),
         }
     }
 

@@ -206,13 +206,14 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let id = crate::task::Id::next();
+        let spawned_at = std::panic::Location::caller();
         let size = std::mem::size_of::<F>();
         if size > crate::task::BOX_FUTURE_THRESHOLD {
             let future = crate::util::trace::task(Box::pin(future), "task", id, Some(size));
-            self.inner.spawn(future, id)
+            self.inner.spawn(future, id, spawned_at)
         } else {
             let future = crate::util::trace::task(future, "task", id, None);
-            self.inner.spawn(future, id)
+            self.inner.spawn(future, id, spawned_at)
         }
     }
 

@@ -76,7 +76,10 @@ impl LocalRuntime {
             .inner
             .set_local_owner(std::thread::current().id());
         LocalRuntime {
-            local: LocalSet::for_local_runtime(unhandled_panic),
+            local: LocalSet::for_local_runtime(
+                unhandled_panic,
+                rt.handle().inner.config().task_hooks.clone(),
+            ),
             rt,
             _not_send: PhantomData,
         }

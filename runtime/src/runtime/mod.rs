@@ -159,6 +159,7 @@ pub(crate) mod metrics;
 mod rng_seed;
 #[allow(clippy::module_inception)]
 mod runtime;
+pub(crate) mod task_hooks;
 mod unhandled_panic;
 
 pub use builder::Builder;
@@ -168,6 +169,8 @@ pub use metrics::RuntimeMetrics;
 pub use rng_seed::RngSeed;
 pub(crate) use rng_seed::RngSeedGenerator;
 pub use runtime::{Runtime, RuntimeFlavor};
+pub use task_hooks::TaskMeta;
+pub(crate) use task_hooks::{TaskCallback, TaskHooks};
 pub(crate) use unhandled_panic::SHUTDOWN_PANIC;
 pub use unhandled_panic::UnhandledPanic;
 

@@ -15,7 +15,7 @@ pub(crate) mod multi_thread;
 pub(crate) mod registry;
 
 use crate::runtime::RuntimeFlavor;
-use crate::task::{Id, JoinHandle};
+use crate::task::{Id, JoinHandle, SpawnLocation};
 use std::sync::Arc;
 
 use std::future::Future;
@@ -54,6 +54,8 @@ pub(crate) struct Config {
     /// Seeds for the threads that enter the runtime and for the workers'
     /// stealing generators (`runtime/rng_seed.rs`).
     pub(crate) seed_generator: crate::runtime::RngSeedGenerator,
+    /// The user's task hooks (`runtime/task_hooks.rs`).
+    pub(crate) task_hooks: crate::runtime::TaskHooks,
 }
 
 impl Handle {
@@ -79,15 +81,28 @@ impl Handle {
         }
     }
 
-    pub(crate) fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        &self,
+        future: F,
+        id: Id,
+        spawned_at: SpawnLocation,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         match self {
-            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, id),
+            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, id, spawned_at),
             #[cfg(feature = "rt-multi-thread")]
-            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, id),
+            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, id, spawned_at),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        match self {
+            Handle::CurrentThread(h) => h.config(),
+            #[cfg(feature = "rt-multi-thread")]
+            Handle::MultiThread(h) => h.config(),
         }
     }
 
@@ -205,11 +220,7 @@ impl Handle {
 
     /// The runtime's seed generator.
     pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
-        match self {
-            Handle::CurrentThread(h) => h.seed_generator(),
-            #[cfg(feature = "rt-multi-thread")]
-            Handle::MultiThread(h) => h.seed_generator(),
-        }
+        &self.config().seed_generator
     }
 
     #[track_caller]

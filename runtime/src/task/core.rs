@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! Cell<T, S>  (#[repr(C)], one Box)
-//! ├── Header   hot, type-erased: state word, queue link, vtable, owner, id
+//! ├── Header   hot, type-erased: state word, queue link, vtable, owner, id,
+//! │            spawn location
 //! ├── Core     the scheduler handle and the Stage (future | output | consumed)
 //! └── Trailer  cold: owned-tasks list links, join waker
 //! ```
@@ -18,6 +19,8 @@
 //!   intrusive queue (the global injector), under that queue's lock.
 //! * `Header::owner_id`: written once when the task joins an owned-tasks
 //!   list, before the task is shared.
+//! * `Header::id`, `Header::spawned_at`: written at allocation, read-only
+//!   after (the task hooks' `TaskMeta`).
 //! * `Core::stage`: the holder of the RUNNING bit, or after COMPLETE the
 //!   `JoinHandle` (if interested) / the completing thread (if not).
 //! * `Trailer::owned`: the owned-tasks list, under its shard's lock.
@@ -28,7 +31,7 @@ use crate::task::Id;
 use crate::task::error::JoinError;
 use crate::task::raw::{self, Vtable};
 use crate::task::state::State;
-use crate::task::{Schedule, TaskIdGuard};
+use crate::task::{Schedule, SpawnLocation, TaskIdGuard};
 use crate::util::linked_list;
 
 use std::future::Future;
@@ -54,6 +57,8 @@ pub(crate) struct Header {
     /// Id of the owned-tasks list this task is in (0: none).
     pub(super) owner_id: UnsafeCell<u64>,
     pub(super) id: Id,
+    /// Where the task was spawned (`TaskMeta::spawned_at`).
+    pub(super) spawned_at: SpawnLocation,
     /// The task span's id (`util::trace`), for its wakers' events.
     #[cfg(feature = "tracing")]
     pub(super) tracing_id: Option<u64>,
@@ -92,7 +97,12 @@ pub(super) struct Trailer {
 
 impl<T: Future, S: Schedule> Cell<T, S> {
     /// Allocates a new task in its initial state.
-    pub(super) fn new(future: T, scheduler: S, id: Id) -> Box<Cell<T, S>> {
+    pub(super) fn new(
+        future: T,
+        scheduler: S,
+        id: Id,
+        spawned_at: SpawnLocation,
+    ) -> Box<Cell<T, S>> {
         Box::new(Cell {
             header: Header {
                 state: State::new(),
@@ -102,6 +112,7 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 #[cfg(feature = "tracing")]
                 tracing_id: crate::util::trace::take_spawning(),
                 id,
+                spawned_at,
             },
             core: Core {
                 scheduler,
@@ -197,6 +208,11 @@ impl Header {
     /// The task id, readable by anyone holding a reference.
     pub(crate) fn id(&self) -> Id {
         self.id
+    }
+
+    /// Where the task was spawned.
+    pub(crate) fn spawned_at(&self) -> SpawnLocation {
+        self.spawned_at
     }
 
     /// # Safety

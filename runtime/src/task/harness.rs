@@ -162,6 +162,10 @@ impl<T: Future, S: Schedule> Harness<T, S> {
                 }
             }
         }));
+        if let hook @ Some(_) = self.core().scheduler.terminate_hook() {
+            let header = self.header();
+            crate::runtime::task_hooks::call(hook, header.id, header.spawned_at);
+        }
         self.core().scheduler.completed();
 
         if self.header().state.transition_to_terminal(num_release) {

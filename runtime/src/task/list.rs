@@ -107,13 +107,14 @@ impl<S: 'static> OwnedTasks<S> {
         future: T,
         scheduler: S,
         id: crate::task::Id,
+        spawned_at: crate::task::SpawnLocation,
     ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         S: Schedule,
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let (task, notified, join) = crate::task::new_task(future, scheduler, id);
+        let (task, notified, join) = crate::task::new_task(future, scheduler, id, spawned_at);
         let notified = self.bind_inner(task, notified);
         (join, notified)
     }
@@ -128,13 +129,14 @@ impl<S: 'static> OwnedTasks<S> {
         future: T,
         scheduler: S,
         id: crate::task::Id,
+        spawned_at: crate::task::SpawnLocation,
     ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         S: Schedule,
         T: Future + 'static,
         T::Output: 'static,
     {
-        let (task, notified, join) = crate::task::new_task(future, scheduler, id);
+        let (task, notified, join) = crate::task::new_task(future, scheduler, id, spawned_at);
         let notified = self.bind_inner(task, notified);
         (join, notified)
     }

@@ -168,6 +168,9 @@ struct Shared {
     /// Whether this is a `LocalRuntime`'s set: a task's panic then shuts
     /// the runtime down too, and `tick` panics with the runtime's message.
     of_local_runtime: bool,
+    /// The runtime's task hooks for a `LocalRuntime`'s set (none for a
+    /// plain `LocalSet`, as in tokio).
+    hooks: crate::runtime::TaskHooks,
 }
 
 struct LocalData {
@@ -272,10 +275,13 @@ where
     );
     let id = Id::next();
     let future = crate::util::trace::task(future, "local", id, None);
+    let spawned_at = std::panic::Location::caller();
+    shared.hooks.spawn(id, spawned_at);
+    let owned = &shared.owned;
     // SAFETY: the set's tasks are only polled in `tick` and dropped in the
     // set's `Drop`, both on the owner thread (checked above; the set is
     // `!Send`).
-    let (handle, notified) = unsafe { shared.owned.bind_local(future, shared.clone(), id) };
+    let (handle, notified) = unsafe { owned.bind_local(future, shared.clone(), id, spawned_at) };
     if let Some(notified) = notified {
         shared.schedule(notified);
     }
@@ -317,6 +323,7 @@ impl LocalSet {
                     waker: AtomicWaker::new(),
                     unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
                     of_local_runtime: false,
+                    hooks: Default::default(),
                 }),
                 unhandled_panic: Cell::new(false),
             }),
@@ -567,23 +574,30 @@ impl LocalSet {
     /// [`JoinHandle`]: struct@crate::task::JoinHandle
     #[track_caller]
     pub fn unhandled_panic(&mut self, behavior: crate::runtime::UnhandledPanic) -> &mut Self {
-        Rc::get_mut(&mut self.context)
-            .and_then(|ctx| Arc::get_mut(&mut ctx.shared))
+        self.shared_mut()
             .expect("Unhandled Panic behavior modified after starting LocalSet")
             .unhandled_panic = behavior;
         self
     }
 
-    /// The set of a `LocalRuntime` built with `behavior`: its local tasks'
-    /// panics shut it down as the runtime's own tasks' do, with the
-    /// runtime's panic message.
-    pub(crate) fn for_local_runtime(behavior: crate::runtime::UnhandledPanic) -> LocalSet {
+    /// The scheduler, if nothing shares it yet (no task, no waker, no
+    /// context guard).
+    fn shared_mut(&mut self) -> Option<&mut Shared> {
+        Rc::get_mut(&mut self.context).and_then(|ctx| Arc::get_mut(&mut ctx.shared))
+    }
+
+    /// The set of a `LocalRuntime` built with `behavior` and `hooks`: its
+    /// local tasks' panics shut it down as the runtime's own tasks' do,
+    /// with the runtime's panic message, and its hooks see them.
+    pub(crate) fn for_local_runtime(
+        behavior: crate::runtime::UnhandledPanic,
+        hooks: crate::runtime::TaskHooks,
+    ) -> LocalSet {
         let mut set = LocalSet::new();
-        let shared = Rc::get_mut(&mut set.context)
-            .and_then(|ctx| Arc::get_mut(&mut ctx.shared))
-            .expect("a new set is not shared");
+        let shared = set.shared_mut().expect("a new set is not shared");
         shared.unhandled_panic = behavior;
         shared.of_local_runtime = true;
+        shared.hooks = hooks;
         set
     }
 
@@ -601,7 +615,7 @@ impl LocalSet {
             match task {
                 Some(task) => {
                     let task = shared.owned.assert_owner(task);
-                    if let Some(yielded) = crate::coop::budget(|| task.run()) {
+                    if let Some(yielded) = crate::coop::budget(|| task.run_hooked(&shared.hooks)) {
                         shared.schedule(yielded);
                     }
                 }
@@ -728,6 +742,10 @@ impl Shared {
 impl Schedule for Arc<Shared> {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.owned.remove(task)
+    }
+
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.hooks.terminate.as_ref()
     }
 
     fn schedule(&self, task: Notified<Self>) {

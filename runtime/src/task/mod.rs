@@ -217,6 +217,12 @@ pub(crate) trait Schedule: Sync + Sized + 'static {
     /// `JoinHandle`, whose waker has been woken. Called once, from
     /// `complete`, after `release`.
     fn completed(&self) {}
+
+    /// The user's `on_task_terminate` hook, run by `complete` just before
+    /// [`completed`](Self::completed) (`runtime/task_hooks.rs`).
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        None
+    }
 }
 
 /// The owned-tasks list's reference to a task.
@@ -260,18 +266,23 @@ unsafe impl<S> Send for UnownedTask<S> {}
 // SAFETY: as above.
 unsafe impl<S> Sync for UnownedTask<S> {}
 
+/// Where a task was spawned: the user's call, carried down the
+/// `#[track_caller]` spawn functions (`runtime::TaskMeta::spawned_at`).
+pub(crate) type SpawnLocation = &'static std::panic::Location<'static>;
+
 /// Allocates a task; returns its three references.
 pub(crate) fn new_task<T, S>(
     task: T,
     scheduler: S,
     id: Id,
+    spawned_at: SpawnLocation,
 ) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
 where
     S: Schedule,
     T: Future + 'static,
     T::Output: 'static,
 {
-    let raw = RawTask::new::<T, S>(task, scheduler, id);
+    let raw = RawTask::new::<T, S>(task, scheduler, id, spawned_at);
     (
         Task::from_raw(raw),
         Notified(Task::from_raw(raw)),
@@ -284,13 +295,14 @@ pub(crate) fn unowned<T, S>(
     task: T,
     scheduler: S,
     id: Id,
+    spawned_at: SpawnLocation,
 ) -> (UnownedTask<S>, JoinHandle<T::Output>)
 where
     S: Schedule,
     T: Send + Future + 'static,
     T::Output: Send + 'static,
 {
-    let (task, notified, join) = new_task(task, scheduler, id);
+    let (task, notified, join) = new_task(task, scheduler, id, spawned_at);
     // The unowned task keeps both the list's and the queue's reference.
     let unowned = UnownedTask {
         raw: task.raw,
@@ -373,6 +385,27 @@ impl<S: Schedule> LocalNotified<S> {
         let raw = self.task.raw;
         mem::forget(self);
         raw.poll().then(|| Notified::from_raw(raw))
+    }
+
+    /// [`run`](Self::run) between the runtime's poll hooks, if it has any
+    /// (`runtime/task_hooks.rs`). Without hooks this is `run` after one
+    /// test; the hooked poll is out of line, so the scheduler's loop keeps
+    /// its registers.
+    #[inline(always)]
+    #[must_use = "a yielded task is lost unless it is queued again"]
+    pub(crate) fn run_hooked(self, hooks: &crate::runtime::TaskHooks) -> Option<Notified<S>> {
+        if hooks.has_poll_hooks() {
+            return self.run_between_hooks(hooks);
+        }
+        self.run()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn run_between_hooks(self, hooks: &crate::runtime::TaskHooks) -> Option<Notified<S>> {
+        let header = self.task.header();
+        let (id, spawned_at) = (header.id(), header.spawned_at());
+        hooks.around_poll(id, spawned_at, || self.run())
     }
 }
 

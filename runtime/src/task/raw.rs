@@ -12,7 +12,7 @@
 use crate::task::core::{Cell, Header};
 use crate::task::harness::Harness;
 use crate::task::state::{Snapshot, TransitionToNotified};
-use crate::task::{Id, Schedule};
+use crate::task::{Id, Schedule, SpawnLocation};
 
 use std::future::Future;
 use std::mem::offset_of;
@@ -74,8 +74,13 @@ pub(super) fn vtable<T: Future, S: Schedule>() -> &'static Vtable {
 
 impl RawTask {
     /// Allocates a task; it starts with three references (see `state.rs`).
-    pub(super) fn new<T: Future, S: Schedule>(task: T, scheduler: S, id: Id) -> RawTask {
-        let cell = Cell::new(task, scheduler, id);
+    pub(super) fn new<T: Future, S: Schedule>(
+        task: T,
+        scheduler: S,
+        id: Id,
+        spawned_at: SpawnLocation,
+    ) -> RawTask {
+        let cell = Cell::new(task, scheduler, id, spawned_at);
         let ptr = NonNull::from(Box::leak(cell)).cast::<Header>();
         RawTask { ptr }
     }

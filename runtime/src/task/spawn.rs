@@ -80,8 +80,9 @@ where
     T::Output: Send + 'static,
 {
     let id = Id::next();
+    let spawned_at = std::panic::Location::caller();
     let future = crate::util::trace::task(future, "task", id, original_size);
-    match crate::context::with_current(|handle| handle.spawn(future, id)) {
+    match crate::context::with_current(|handle| handle.spawn(future, id, spawned_at)) {
         Ok(join_handle) => join_handle,
         Err(e) => panic!("{}", e),
     }

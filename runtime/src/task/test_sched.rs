@@ -16,6 +16,7 @@ use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
+use std::panic::Location;
 use std::ptr::NonNull;
 
 #[cfg(loom)]
@@ -78,7 +79,10 @@ impl TestSched {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = self.inner.owned.bind(future, self.clone(), Id::next());
+        let (join, notified) =
+            self.inner
+                .owned
+                .bind(future, self.clone(), Id::next(), Location::caller());
         (join, notified.expect("scheduler is not shut down"))
     }
 

@@ -36,7 +36,7 @@ use crate::scheduler::defer::{self, Defer};
 use crate::scheduler::inject::Inject;
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+use crate::task::{Id, JoinHandle, Notified, Schedule, SpawnLocation, Task};
 use crate::util::atomic_cell::AtomicCell;
 use crate::util::countdown::Countdown;
 use crate::{blocking, context, coop};
@@ -319,12 +319,19 @@ impl Core {
 
 impl Handle {
     /// Spawns a future onto the current-thread scheduler.
-    pub(crate) fn spawn<F>(me: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        me: &Arc<Self>,
+        future: F,
+        id: Id,
+        spawned_at: SpawnLocation,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (handle, notified) = me.shared.owned.bind(future, me.clone(), id);
+        // Before the task exists: its first hook (`runtime/task_hooks.rs`).
+        me.shared.config.task_hooks.spawn(id, spawned_at);
+        let (handle, notified) = me.shared.owned.bind(future, me.clone(), id, spawned_at);
         if let Some(notified) = notified {
             me.schedule(notified);
         }
@@ -342,8 +349,8 @@ impl Handle {
         self.shared.woken.swap(false, AcqRel)
     }
 
-    pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
-        &self.shared.config.seed_generator
+    pub(crate) fn config(&self) -> &crate::scheduler::Config {
+        &self.shared.config
     }
 
     pub(crate) fn owned_id(&self) -> u64 {
@@ -403,6 +410,10 @@ impl fmt::Debug for Handle {
 impl Schedule for Arc<Handle> {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.shared.owned.remove(task)
+    }
+
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.shared.config.task_hooks.terminate.as_ref()
     }
 
     fn schedule(&self, task: Notified<Self>) {
@@ -610,7 +621,8 @@ impl CoreGuard<'_> {
                         }
                     };
                     let task = handle.shared.owned.assert_owner(task);
-                    let (c, yielded) = context.run_task(core, || task.run());
+                    let hooks = &handle.shared.config.task_hooks;
+                    let (c, yielded) = context.run_task(core, || task.run_hooked(hooks));
                     core = c;
                     if let Some(task) = yielded {
                         core.push_yielded(task);

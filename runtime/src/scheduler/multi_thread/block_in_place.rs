@@ -94,7 +94,11 @@ fn hand_off_core(cx: &Context) -> bool {
     let rt = crate::runtime::Handle {
         inner: scheduler::Handle::MultiThread(cx.worker.handle.clone()),
     };
-    spawner.spawn_blocking(&rt, move || run(worker));
+    if let Err(crate::blocking::pool::SpawnError::NoThreads(e)) =
+        spawner.spawn_worker(&rt, false, move || run(worker))
+    {
+        panic!("OS can't spawn worker thread: {e}")
+    }
     true
 }
 

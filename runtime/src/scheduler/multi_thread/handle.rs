@@ -2,7 +2,7 @@
 
 use crate::runtime::metrics::{SchedulerMetrics, WorkerMetrics};
 use crate::scheduler::multi_thread::worker;
-use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+use crate::task::{Id, JoinHandle, Notified, Schedule, SpawnLocation, Task};
 
 use std::fmt;
 use std::future::Future;
@@ -20,12 +20,19 @@ pub(crate) struct Handle {
 
 impl Handle {
     /// Spawns a future onto the thread pool.
-    pub(crate) fn spawn<F>(me: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        me: &Arc<Self>,
+        future: F,
+        id: Id,
+        spawned_at: SpawnLocation,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (handle, notified) = me.shared.owned.bind(future, me.clone(), id);
+        // Before the task exists: its first hook (`runtime/task_hooks.rs`).
+        me.shared.config.task_hooks.spawn(id, spawned_at);
+        let (handle, notified) = me.shared.owned.bind(future, me.clone(), id, spawned_at);
         if let Some(notified) = notified {
             me.schedule_task(notified);
         }
@@ -39,8 +46,8 @@ impl Handle {
         }
     }
 
-    pub(crate) fn seed_generator(&self) -> &crate::runtime::RngSeedGenerator {
-        &self.shared.config.seed_generator
+    pub(crate) fn config(&self) -> &crate::scheduler::Config {
+        &self.shared.config
     }
 
     pub(crate) fn owned_id(&self) -> u64 {
@@ -78,6 +85,10 @@ impl Handle {
 impl Schedule for Arc<Handle> {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.shared.owned.remove(task)
+    }
+
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.shared.config.task_hooks.terminate.as_ref()
     }
 
     fn schedule(&self, task: Notified<Self>) {

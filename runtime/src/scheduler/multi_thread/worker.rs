@@ -49,6 +49,7 @@
 //! its core to `shutdown_cores`; the last core in drains every queue.
 
 use crate::driver::Driver;
+use crate::runtime::TaskHooks;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::metrics::{MetricsBatch, ProcessedBatch};
 use crate::scheduler::defer::{self, Defer};
@@ -234,8 +235,9 @@ impl Launch {
                 inner: scheduler::Handle::MultiThread(worker.handle.clone()),
             };
             let spawner = worker.handle.blocking_spawner.clone();
-            // `None` only if the runtime is already shutting down.
-            let _ = spawner.spawn_mandatory_blocking(&handle, move || run(worker));
+            // An error only if the runtime is already shutting down, or the
+            // OS refuses the pool's first thread: the worker is dropped.
+            let _ = spawner.spawn_worker(&handle, true, move || run(worker));
         }
     }
 }
@@ -337,8 +339,9 @@ impl Context {
         core.stats.start_poll();
         *self.core.borrow_mut() = Some(core);
 
+        let hooks = &self.worker.handle.shared.config.task_hooks;
         coop::budget(|| {
-            let mut yielded = task.run();
+            let mut yielded = task.run_hooked(hooks);
             let mut lifo_polls = 0;
 
             // Run LIFO tasks while the budget lasts.
@@ -392,7 +395,7 @@ impl Context {
                 core.stats.start_poll();
                 *self.core.borrow_mut() = Some(core);
                 let task = self.worker.handle.shared.owned.assert_owner(task);
-                yielded = run_lifo(task);
+                yielded = run_lifo(task, hooks);
             }
         })
     }
@@ -474,8 +477,8 @@ impl Context {
 
 /// Runs a LIFO task (kept out of line for clearer profiles).
 #[inline(never)]
-fn run_lifo(task: LocalNotified<Arc<Handle>>) -> Option<Notified> {
-    task.run()
+fn run_lifo(task: LocalNotified<Arc<Handle>>, hooks: &TaskHooks) -> Option<Notified> {
+    task.run_hooked(hooks)
 }
 
 impl Core {

@@ -30,6 +30,7 @@ impl Builder {
             unhandled_panic: self.unhandled_panic.clone(),
             seed_generator: self.seed_generator.next_generator(),
             task_hooks: self.task_hooks.clone(),
+            poll_time_histogram: self.poll_time_histogram.builder(),
         }
     }
 

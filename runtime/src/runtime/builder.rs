@@ -69,6 +69,8 @@ pub struct Builder {
     pub(crate) seed_generator: crate::runtime::RngSeedGenerator,
     /// The task hooks (`task_hooks.rs`).
     pub(crate) task_hooks: crate::runtime::TaskHooks,
+    /// The poll-time histogram (`metrics/poll_time.rs`).
+    pub(crate) poll_time_histogram: crate::runtime::metrics::poll_time::PollTimeHistogram,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -128,6 +130,7 @@ impl Builder {
             unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
             seed_generator: Default::default(),
             task_hooks: Default::default(),
+            poll_time_histogram: Default::default(),
         }
     }
 
@@ -595,48 +598,6 @@ impl Builder {
         }?;
         crate::util::trace::runtime_event(rt.handle(), "runtime started");
         Ok(rt)
-    }
-
-    /// Creates the configured [`LocalRuntime`].
-    ///
-    /// The returned `LocalRuntime` instance is ready to spawn tasks,
-    /// including `!Send` ones.
-    ///
-    /// # Panics
-    ///
-    /// This will panic if the builder is not a current-thread one
-    /// (`multi_thread is not supported for LocalRuntime`).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use volt_runtime::runtime::{Builder, LocalOptions};
-    ///
-    /// let rt = Builder::new_current_thread()
-    ///     .enable_all()
-    ///     .build_local(LocalOptions::default())
-    ///     .unwrap();
-    ///
-    /// rt.spawn_local(async {
-    ///     println!("Hello from the local runtime");
-    /// });
-    /// rt.block_on(volt_runtime::task::yield_now());
-    /// ```
-    ///
-    /// [`LocalRuntime`]: crate::runtime::LocalRuntime
-    #[track_caller]
-    pub fn build_local(
-        &mut self,
-        _options: crate::runtime::LocalOptions,
-    ) -> io::Result<crate::runtime::LocalRuntime> {
-        match &self.kind {
-            Kind::CurrentThread => Ok(crate::runtime::LocalRuntime::from_runtime(
-                self.build_current_thread_runtime()?,
-                self.unhandled_panic.clone(),
-            )),
-            #[cfg(feature = "rt-multi-thread")]
-            Kind::MultiThread => panic!("multi_thread is not supported for LocalRuntime"),
-        }
     }
 
     /// Sets a custom timeout for a thread in the blocking pool.

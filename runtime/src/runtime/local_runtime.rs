@@ -190,3 +190,41 @@ impl fmt::Debug for LocalRuntime {
 
 impl std::panic::UnwindSafe for LocalRuntime {}
 impl std::panic::RefUnwindSafe for LocalRuntime {}
+
+impl Builder {
+    /// Creates the configured [`LocalRuntime`].
+    ///
+    /// The returned `LocalRuntime` instance is ready to spawn tasks,
+    /// including `!Send` ones.
+    ///
+    /// # Panics
+    ///
+    /// This will panic if the builder is not a current-thread one
+    /// (`multi_thread is not supported for LocalRuntime`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use volt_runtime::runtime::{Builder, LocalOptions};
+    ///
+    /// let rt = Builder::new_current_thread()
+    ///     .enable_all()
+    ///     .build_local(LocalOptions::default())
+    ///     .unwrap();
+    ///
+    /// rt.spawn_local(async {
+    ///     println!("Hello from the local runtime");
+    /// });
+    /// rt.block_on(volt_runtime::task::yield_now());
+    /// ```
+    ///
+    /// [`LocalRuntime`]: crate::runtime::LocalRuntime
+    #[track_caller]
+    pub fn build_local(&mut self, _options: LocalOptions) -> io::Result<LocalRuntime> {
+        if !self.is_current_thread() {
+            panic!("multi_thread is not supported for LocalRuntime");
+        }
+        let rt = self.build_current_thread_runtime()?;
+        Ok(LocalRuntime::from_runtime(rt, self.unhandled_panic.clone()))
+    }
+}

@@ -5,6 +5,8 @@
 //! maintenance, so counting costs no atomic operation on the hot path.
 //! Readers ([`RuntimeMetrics`]) see values that lag by at most one batch.
 
+pub(crate) mod histogram;
+pub(crate) mod poll_time;
 mod unstable;
 
 use crate::runtime::Handle;
@@ -54,9 +56,20 @@ pub(crate) struct WorkerMetrics {
     pub(crate) mean_poll_time: AtomicU64,
     /// The thread that last started running this worker.
     thread_id: std::sync::Mutex<Option<ThreadId>>,
+    /// Task poll times, if the builder enabled them (`poll_time.rs`).
+    pub(crate) poll_time_histogram: Option<histogram::Histogram>,
 }
 
 impl WorkerMetrics {
+    /// A worker's metrics, with the histogram `config` asks for.
+    #[track_caller]
+    pub(crate) fn new(config: &crate::scheduler::Config) -> WorkerMetrics {
+        WorkerMetrics {
+            poll_time_histogram: config.poll_time_histogram.as_ref().map(|b| b.build()),
+            ..WorkerMetrics::default()
+        }
+    }
+
     /// Records the calling thread as the one running this worker.
     pub(crate) fn set_thread_id(&self) {
         let id = std::thread::current().id();
@@ -91,6 +104,30 @@ pub(crate) struct MetricsBatch {
     injector_pull_count: u64,
     processing_started_at: Option<Instant>,
     poll_count_at_processing_start: u64,
+    /// Times polls into the histogram, if enabled.
+    poll_timer: Option<PollTimer>,
+}
+
+/// The worker's histogram batch and the start of the poll being timed.
+#[derive(Debug)]
+struct PollTimer {
+    batch: histogram::HistogramBatch,
+    poll_started_at: Instant,
+}
+
+// Out of line: a worker without the histogram keeps only the test.
+impl PollTimer {
+    #[inline(never)]
+    fn start(&mut self) {
+        self.poll_started_at = Instant::now();
+    }
+
+    #[inline(never)]
+    fn end(&mut self) {
+        let elapsed = self.poll_started_at.elapsed();
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        self.batch.measure(nanos);
+    }
 }
 
 /// A batch of task polls, from `start_processing_scheduled_tasks` to
@@ -120,6 +157,10 @@ impl MetricsBatch {
             injector_pull_count: worker.injector_pull_count.load(Relaxed),
             processing_started_at: None,
             poll_count_at_processing_start: 0,
+            poll_timer: worker.poll_time_histogram.as_ref().map(|h| PollTimer {
+                batch: histogram::HistogramBatch::from_histogram(h),
+                poll_started_at: Instant::now(),
+            }),
         }
     }
 
@@ -146,6 +187,9 @@ impl MetricsBatch {
         worker
             .injector_pull_count
             .store(self.injector_pull_count, Relaxed);
+        if let (Some(timer), Some(histogram)) = (&self.poll_timer, &worker.poll_time_histogram) {
+            timer.batch.submit(histogram);
+        }
     }
 
     /// The worker is about to park.
@@ -181,8 +225,20 @@ impl MetricsBatch {
         })
     }
 
+    #[inline]
     pub(crate) fn start_poll(&mut self) {
         self.poll_count += 1;
+        if let Some(timer) = &mut self.poll_timer {
+            timer.start();
+        }
+    }
+
+    /// The poll `start_poll` began returned: times it, if timing.
+    #[inline]
+    pub(crate) fn end_poll(&mut self) {
+        if let Some(timer) = &mut self.poll_timer {
+            timer.end();
+        }
     }
 
     pub(crate) fn inc_local_schedule_count(&mut self) {

@@ -166,6 +166,10 @@ pub use builder::Builder;
 pub use handle::{EnterGuard, Handle, TryCurrentError};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
+pub use metrics::histogram::{
+    HistogramConfiguration, HistogramScale, InvalidHistogramConfiguration, LogHistogram,
+    LogHistogramBuilder,
+};
 pub use rng_seed::RngSeed;
 pub(crate) use rng_seed::RngSeedGenerator;
 pub use runtime::{Runtime, RuntimeFlavor};

@@ -56,6 +56,9 @@ pub(crate) struct Config {
     pub(crate) seed_generator: crate::runtime::RngSeedGenerator,
     /// The user's task hooks (`runtime/task_hooks.rs`).
     pub(crate) task_hooks: crate::runtime::TaskHooks,
+    /// Each worker's poll-time histogram, if enabled
+    /// (`runtime/metrics/poll_time.rs`).
+    pub(crate) poll_time_histogram: Option<crate::runtime::metrics::histogram::HistogramBuilder>,
 }
 
 impl Handle {

@@ -121,13 +121,14 @@ impl CurrentThread {
         config: Config,
         name: Option<String>,
     ) -> (CurrentThread, Arc<Handle>) {
+        let worker_metrics = WorkerMetrics::new(&config);
         let handle = Arc::new_cyclic(|weak: &Weak<Handle>| Handle {
             shared: Shared {
                 inject: Inject::new(),
                 owned: OwnedTasks::new(4),
                 woken: AtomicBool::new(false),
                 config,
-                worker_metrics: WorkerMetrics::default(),
+                worker_metrics,
             },
             driver: driver_handle,
             blocking_spawner,
@@ -492,7 +493,9 @@ impl Context {
     /// Runs a task with a fresh coop budget.
     fn run_task<R>(&self, mut core: Box<Core>, f: impl FnOnce() -> R) -> (Box<Core>, R) {
         core.metrics.start_poll();
-        self.enter(core, || coop::budget(f))
+        let (mut core, out) = self.enter(core, || coop::budget(f));
+        core.metrics.end_poll();
+        (core, out)
     }
 
     /// Parks on the driver until woken.

@@ -174,7 +174,7 @@ pub(super) fn create(
     for park in parks.into_iter().map(Option::unwrap) {
         let (steal, run_queue) = queue::local();
         let unpark = park.unpark();
-        let metrics = WorkerMetrics::default();
+        let metrics = WorkerMetrics::new(&config);
         let stats = MetricsBatch::new(&metrics);
         cores.push(Box::new(Core {
             maintenance_in: Countdown::new(config.event_interval),
@@ -360,6 +360,8 @@ impl Context {
                         return Err(());
                     }
                 };
+                // The poll just run (the first task's, or a LIFO task's).
+                core.stats.end_poll();
 
                 if let Some(task) = yielded {
                     if defer::is_deferred_yield(&task) {

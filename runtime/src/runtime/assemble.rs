@@ -31,6 +31,7 @@ impl Builder {
             seed_generator: self.seed_generator.next_generator(),
             task_hooks: self.task_hooks.clone(),
             poll_time_histogram: self.poll_time_histogram.builder(),
+            eager_driver_handoff: self.eager_driver_handoff,
         }
     }
 

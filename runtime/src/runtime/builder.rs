@@ -71,6 +71,8 @@ pub struct Builder {
     pub(crate) task_hooks: crate::runtime::TaskHooks,
     /// The poll-time histogram (`metrics/poll_time.rs`).
     pub(crate) poll_time_histogram: crate::runtime::metrics::poll_time::PollTimeHistogram,
+    /// `enable_eager_driver_handoff` (`switches.rs`).
+    pub(crate) eager_driver_handoff: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -131,6 +133,7 @@ impl Builder {
             seed_generator: Default::default(),
             task_hooks: Default::default(),
             poll_time_histogram: Default::default(),
+            eager_driver_handoff: false,
         }
     }
 

@@ -159,6 +159,7 @@ pub(crate) mod metrics;
 mod rng_seed;
 #[allow(clippy::module_inception)]
 mod runtime;
+mod switches;
 pub(crate) mod task_hooks;
 mod unhandled_panic;
 

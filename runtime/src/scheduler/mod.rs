@@ -59,6 +59,10 @@ pub(crate) struct Config {
     /// Each worker's poll-time histogram, if enabled
     /// (`runtime/metrics/poll_time.rs`).
     pub(crate) poll_time_histogram: Option<crate::runtime::metrics::histogram::HistogramBuilder>,
+    /// Whether a worker leaving the driver to run tasks wakes another to
+    /// take it (multi-thread only; `runtime/switches.rs`).
+    #[cfg_attr(not(feature = "rt-multi-thread"), allow(dead_code))]
+    pub(crate) eager_driver_handoff: bool,
 }
 
 impl Handle {

@@ -80,8 +80,9 @@ impl Parker {
         }
     }
 
-    pub(crate) fn park(&mut self, handle: &driver::Handle) {
-        self.inner.park(handle);
+    /// Sleeps until unparked; returns whether it slept in the driver.
+    pub(crate) fn park(&mut self, handle: &driver::Handle) -> bool {
+        self.inner.park(handle)
     }
 
     /// Processes driver events without sleeping (if the driver is free).
@@ -110,7 +111,7 @@ impl Unparker {
 }
 
 impl Inner {
-    fn park(&self, handle: &driver::Handle) {
+    fn park(&self, handle: &driver::Handle) -> bool {
         // A notification often arrives right after we decided to park:
         // spin a little before sleeping.
         for _ in 0..3 {
@@ -119,14 +120,15 @@ impl Inner {
                 .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
                 .is_ok()
             {
-                return;
+                return false;
             }
             crate::loom::spin_loop();
         }
         if let Some(mut driver) = self.shared.driver.try_lock() {
-            self.park_driver(&mut driver, handle);
+            self.park_driver(&mut driver, handle)
         } else {
             self.park_condvar();
+            false
         }
     }
 
@@ -158,7 +160,8 @@ impl Inner {
         }
     }
 
-    fn park_driver(&self, driver: &mut Driver, handle: &driver::Handle) {
+    /// Returns whether it slept in the driver (not if already notified).
+    fn park_driver(&self, driver: &mut Driver, handle: &driver::Handle) -> bool {
         match self
             .state
             .compare_exchange(EMPTY, PARKED_DRIVER, SeqCst, SeqCst)
@@ -167,7 +170,7 @@ impl Inner {
             Err(NOTIFIED) => {
                 let old = self.state.swap(EMPTY, SeqCst);
                 debug_assert_eq!(old, NOTIFIED, "park state changed unexpectedly");
-                return;
+                return false;
             }
             Err(actual) => panic!("inconsistent park state; actual = {actual}"),
         }
@@ -177,6 +180,7 @@ impl Inner {
             NOTIFIED | PARKED_DRIVER => {}
             n => panic!("inconsistent park_timeout state: {n}"),
         }
+        true
     }
 
     fn unpark(&self, driver: &driver::Handle) {

@@ -446,6 +446,7 @@ impl Context {
         // Wakes from the driver on this thread may use the local queue.
         *self.core.borrow_mut() = Some(core);
 
+        let mut slept_in_driver = false;
         match duration {
             Some(timeout) => {
                 if !park.park_timeout(&self.worker.handle.driver, timeout) {
@@ -462,7 +463,7 @@ impl Context {
             None if !self.defer.is_empty() => {
                 park.park_timeout(&self.worker.handle.driver, Duration::ZERO);
             }
-            None => park.park(&self.worker.handle.driver),
+            None => slept_in_driver = park.park(&self.worker.handle.driver),
         }
         // The driver has been polled: the yields run now.
         self.defer.wake();
@@ -471,7 +472,12 @@ impl Context {
         core.park = Some(park);
         core.requeue_deferred(&self.worker.handle);
 
-        if core.should_notify_others() {
+        // Eager hand-off (`runtime/switches.rs`): leaving the driver to run
+        // tasks, wake a worker to take it.
+        let hand_off = slept_in_driver
+            && self.worker.handle.shared.config.eager_driver_handoff
+            && (core.has_tasks() || !self.worker.handle.shared.inject.is_empty());
+        if hand_off || core.should_notify_others() {
             self.worker.handle.notify_parked();
         }
         core

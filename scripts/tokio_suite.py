@@ -24,6 +24,17 @@ that now passes (so the list stays true).
 
     python3 scripts/tokio_suite.py            # everything, 10 to 20 minutes
     python3 scripts/tokio_suite.py sync_mpsc  # only files whose name matches
+    python3 scripts/tokio_suite.py --unstable # tokio's tests as tokio's CI runs
+                                              # them with --cfg tokio_unstable
+
+With `--unstable` everything is built with `RUSTFLAGS="--cfg
+tokio_unstable"` (in `target/tokio-suite-unstable`), which turns on the
+parts of tokio's test files that use its unstable API and adds the files
+that are all about it (task hooks, poll callbacks, the unstable metrics,
+the alternative timer, eager driver hand-off). Failures known only there
+are listed in `scripts/tokio_suite_known_unstable.txt`. Task dumps
+(`tokio_taskdump`), io_uring and the `tracing` instrumentation tests stay
+out.
 
 Needs network access the first time (crates.io), like `cargo fetch`.
 """
@@ -36,14 +47,19 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORK = os.path.join(ROOT, "target", "tokio-suite")
-KNOWN_FILE = os.path.join(ROOT, "scripts", "tokio_suite_known.txt")
+UNSTABLE = "--unstable" in sys.argv[1:]
+WORK = os.path.join(ROOT, "target", "tokio-suite-unstable" if UNSTABLE else "tokio-suite")
+KNOWN_FILES = [os.path.join(ROOT, "scripts", "tokio_suite_known.txt")]
+if UNSTABLE:
+    KNOWN_FILES.append(os.path.join(ROOT, "scripts", "tokio_suite_known_unstable.txt"))
+    os.environ["RUSTFLAGS"] = (os.environ.get("RUSTFLAGS", "") + " --cfg tokio_unstable").strip()
 COMPAT = os.path.join(ROOT, "compat", "tokio")
 
-# Files for other platforms, unstable features or tokio internals.
+# Files for other platforms or tokio internals; without `--unstable`, also
+# the files about tokio's unstable API.
 EXCLUDE = re.compile(
-    r"(uring|windows|emscripten|wasm|task_trace|tracing_|^dump\.rs|rt_unstable|"
-    r"io_poll_aio|net_named_pipe|rt_poll_callbacks|task_hooks|time_alt)"
+    r"(uring|windows|emscripten|wasm|task_trace|tracing_|^dump\.rs|io_poll_aio|net_named_pipe"
+    + ("" if UNSTABLE else r"|rt_unstable|rt_poll_callbacks|task_hooks|time_alt") + ")"
 )
 FEATURES = ["full", "fs", "io-util", "io-std", "macros", "net", "process", "rt",
             "rt-multi-thread", "signal", "sync", "time", "test-util", "parking_lot"]
@@ -172,16 +188,18 @@ def run_companion(name, known):
 
 def known_failures():
     known = {}
-    for line in open(KNOWN_FILE):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            name, _, why = line.partition(" ")
-            known[name] = why.strip()
+    for path in KNOWN_FILES:
+        for line in open(path):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, _, why = line.partition(" ")
+                known[name] = why.strip()
     return known
 
 
 def main():
-    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
+    args = [a for a in sys.argv[1:] if a != "--unstable"]
+    pattern = args[0] if args else ""
     version = tokio_version()
     crate = setup(version, pattern)
     known = known_failures()
@@ -224,7 +242,8 @@ def main():
                 hit.add(key)
             else:
                 unexpected.append(key)
-    print(f"tokio {version}: {len(bins)} test files, {passed} tests passed, "
+    print(f"tokio {version}{' (--cfg tokio_unstable)' if UNSTABLE else ''}: "
+          f"{len(bins)} test files, {passed} tests passed, "
           f"{len(failed)} failed ({len(failed) - len(unexpected)} known), "
           f"{sum(1 for k, w in known.items() if w.startswith('skipped'))} known slow or hanging ones skipped")
     ran = set(bins)

@@ -46,6 +46,11 @@ pub use volt_runtime::pin;
 
 #[cfg(feature = "macros")]
 pub use volt_runtime::{join, main, select, test, try_join};
+// What the macros' expansions use (not API; the compat crate names it
+// `tokio::macros::support`, as tokio does).
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub use volt_runtime::__macro_support;
 
 #[cfg(feature = "time")]
 pub use volt_runtime::time;

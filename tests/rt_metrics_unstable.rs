@@ -114,3 +114,53 @@ fn worker_thread_id_names_the_thread_running_each_worker() {
         rt.block_on(async { volt::spawn(async { thread::current().id() }).await.unwrap() });
     assert!(on_worker == a || on_worker == b);
 }
+
+/// A budget run dry counts once, however many resources then return
+/// `Pending` in the same poll (tokio's `budget_exhaustion_yield_with_joins`).
+#[test]
+fn a_budget_run_dry_counts_once() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let m = rt.metrics();
+    let spend = || {
+        let mut yielded = false;
+        std::future::poll_fn(move |cx| {
+            loop {
+                if yielded {
+                    return std::task::Poll::Ready(());
+                }
+                let budget = std::pin::pin!(volt::task::consume_budget());
+                if std::future::Future::poll(budget, cx).is_pending() {
+                    yielded = true;
+                    return std::task::Poll::Pending;
+                }
+            }
+        })
+    };
+    rt.block_on(async { volt::join!(spend(), spend()) });
+    assert_eq!(m.budget_forced_yield_count(), 1);
+}
+
+/// The current-thread runtime's queue depth is live, as in tokio.
+#[test]
+fn current_thread_queue_depth_is_live() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let m = rt.metrics();
+    rt.block_on(async {
+        for _ in 0..100 {
+            volt::spawn(async {});
+        }
+        assert_eq!(m.worker_local_queue_depth(0), 100);
+    });
+}
+
+/// The multi-thread runtime's workers run on pool threads but are not
+/// counted as blocking threads (tokio's `num_blocking_threads`).
+#[test]
+fn workers_are_not_blocking_threads() {
+    for rt in runtimes() {
+        let m = rt.metrics();
+        assert_eq!(m.num_blocking_threads(), 0);
+        rt.block_on(rt.spawn_blocking(|| ())).unwrap();
+        assert_eq!(m.num_blocking_threads(), 1);
+    }
+}

@@ -133,8 +133,8 @@ fn enter_guards_dropped_out_of_order() {
     drop(enter2);
 }
 
-#[test]
-fn panics_point_at_the_callers_line() {
+/// Where `f`'s panic says it happened (`f` panics on this thread).
+fn panic_location(f: impl FnOnce() + std::panic::UnwindSafe) -> (String, u32) {
     let hook = std::panic::take_hook();
     let location = std::sync::Arc::new(std::sync::Mutex::new(None));
     let loc = location.clone();
@@ -146,11 +146,26 @@ fn panics_point_at_the_callers_line() {
             *loc.lock().unwrap() = info.location().map(|l| (l.file().to_string(), l.line()));
         }
     }));
-    let line = line!() + 1;
-    let res = std::panic::catch_unwind(|| volt::spawn(async {}));
+    let res = std::panic::catch_unwind(f);
     std::panic::set_hook(hook);
     assert!(res.is_err());
-    let (file, l) = location.lock().unwrap().clone().unwrap();
+    location.lock().unwrap().clone().unwrap()
+}
+
+#[test]
+fn panics_point_at_the_callers_line() {
+    let line = line!() + 1;
+    let (file, l) = panic_location(|| drop(volt::spawn(async {})));
+    assert!(file.ends_with("rt_misuse.rs"), "{file}");
+    assert_eq!(l, line);
+
+    // `block_in_place` on a current-thread runtime (tokio's
+    // `block_in_place_panic_caller`).
+    let rt = Builder::new_current_thread().build().unwrap();
+    let line = line!() + 2;
+    let (file, l) = panic_location(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(async { volt::task::block_in_place(|| {}) })
+    }));
     assert!(file.ends_with("rt_misuse.rs"), "{file}");
     assert_eq!(l, line);
 }

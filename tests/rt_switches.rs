@@ -81,3 +81,52 @@ fn sharded_blocking_queue_runs_blocking_tasks() {
     });
     assert_eq!(sum, 64 * 63 / 2);
 }
+
+/// With the alternative timer, a `Sleep` fired by its runtime's shutdown
+/// completes when polled afterwards (tokio's `time_alt` behavior); the
+/// default timer panics with tokio's shutdown message.
+#[test]
+fn a_sleep_fired_by_shutdown() {
+    use futures_lite_poll::poll_once;
+    for alt in [true, false] {
+        let mut builder = Builder::new_multi_thread();
+        builder.worker_threads(1).enable_time();
+        if alt {
+            builder.enable_alt_timer();
+        }
+        let rt = builder.build().unwrap();
+        // Made on a worker (the timer files it in that worker's shard).
+        #[allow(clippy::async_yields_async)]
+        let sleep = rt
+            .block_on(rt.spawn(async { volt::time::sleep(Duration::from_secs(3600)) }))
+            .unwrap();
+        let mut sleep = Box::pin(sleep);
+        assert!(poll_once(sleep.as_mut()).is_pending());
+        drop(rt);
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(sleep.as_mut())));
+        match alt {
+            true => assert!(polled.unwrap().is_ready()),
+            false => {
+                let err = polled.unwrap_err();
+                assert_eq!(
+                    err.downcast_ref::<&str>()
+                        .copied()
+                        .or(err.downcast_ref::<String>().map(|s| s.as_str())),
+                    Some("A Tokio 1.x context was found, but it is being shutdown.")
+                );
+            }
+        }
+    }
+}
+
+mod futures_lite_poll {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+
+    /// Polls `f` once with a waker that does nothing.
+    pub fn poll_once<F: Future>(f: Pin<&mut F>) -> Poll<F::Output> {
+        f.poll(&mut Context::from_waker(Waker::noop()))
+    }
+}

@@ -660,8 +660,8 @@ fn blocking_threads_exit_after_keep_alive() {
             h.await.unwrap();
         }
     });
-    // Idle blocking threads leave once the keep-alive passes; the worker
-    // thread (a blocking-pool thread too) stays.
+    // Idle blocking threads leave once the keep-alive passes (the worker's
+    // thread, a pool thread too, is not counted, as in tokio).
     while m.num_blocking_threads() > workers {
         thread::yield_now();
     }

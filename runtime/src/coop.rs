@@ -224,18 +224,23 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
         if budget.decrement() {
             let restore = RestoreOnPending::new(cell.get());
             cell.set(budget);
+            if budget.0 == Some(0) {
+                // Counted once per exhaustion, when the last unit goes (as
+                // tokio does), not at every `Pending` that follows.
+                count_forced_yield();
+            }
             Poll::Ready(restore)
         } else {
             register_waker(cx);
-            count_forced_yield();
             Poll::Pending
         }
     })
     .unwrap_or(Poll::Ready(RestoreOnPending::new(Budget::unconstrained())))
 }
 
-/// Counts a yield forced by the budget (`RuntimeMetrics::
-/// budget_forced_yield_count`) on the runtime this thread is in.
+/// Counts a budget run dry, which forces the task's next resource poll to
+/// yield (`RuntimeMetrics::budget_forced_yield_count`), on the runtime
+/// this thread is in.
 #[cold]
 fn count_forced_yield() {
     #[cfg(feature = "rt")]

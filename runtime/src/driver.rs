@@ -35,6 +35,8 @@ pub(crate) struct Cfg {
     pub(crate) enable_pausing: bool,
     /// Number of timer shards (one per worker).
     pub(crate) timer_shards: usize,
+    /// `Builder::enable_alt_timer` (`runtime/switches.rs`).
+    pub(crate) alt_timer: bool,
     /// I/O events per driver poll, and per poll that does not wait.
     #[cfg_attr(not(feature = "net"), allow(dead_code))]
     pub(crate) nevents: usize,
@@ -91,7 +93,10 @@ impl Driver {
         let clock = time::clock::Clock::new(cfg.enable_pausing, cfg.start_paused);
         #[cfg(feature = "time")]
         let time = cfg.enable_time.then(|| {
-            time::driver::Handle::new(cfg.timer_shards, time::driver::TimeSource::new(&clock))
+            let source = time::driver::TimeSource::new(&clock);
+            let mut time = time::driver::Handle::new(cfg.timer_shards, source);
+            time.fired_by_shutdown_elapses = cfg.alt_timer;
+            time
         });
         Ok((
             Driver { park },

@@ -41,8 +41,10 @@
 //!   `io-uring`, `schedule-latency`) are accepted and change nothing.
 //!   `tracing` turns on volt's task instrumentation.
 //!
-//! Code that reaches into tokio's unstable internals (`tokio::runtime::
-//! dump`, `tokio_unstable`-only APIs volt does not have) does not build.
+//! tokio's `tokio_unstable` API is there (volt has it stable), but for the
+//! task dumps (`tokio::runtime::dump`): code that uses them does not
+//! build. The hidden `tokio::macros::support` path of tokio's macro
+//! expansions is there too.
 //!
 //! # Versions
 //!
@@ -58,3 +60,14 @@ pub use volt::*;
 pub use volt_macros::{tokio_main as main, tokio_test as test};
 #[cfg(all(feature = "macros", not(feature = "rt-multi-thread")))]
 pub use volt_macros::{tokio_main_rt as main, tokio_test_rt as test};
+
+/// Where tokio's macro expansions find their helpers: hidden and not API,
+/// there for code that names the path (tokio's own tests do, for
+/// `thread_rng_n` and `poll_fn`).
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod macros {
+    pub mod support {
+        pub use volt::__macro_support::*;
+    }
+}

@@ -15,6 +15,7 @@ impl Builder {
             start_paused: self.start_paused,
             enable_pausing,
             timer_shards,
+            alt_timer: self.alt_timer,
             nevents: self.nevents,
             nevents_busy: self.nevents_busy,
         }

@@ -71,8 +71,9 @@ pub struct Builder {
     pub(crate) task_hooks: crate::runtime::TaskHooks,
     /// The poll-time histogram (`metrics/poll_time.rs`).
     pub(crate) poll_time_histogram: crate::runtime::metrics::poll_time::PollTimeHistogram,
-    /// `enable_eager_driver_handoff` (`switches.rs`).
+    /// `enable_eager_driver_handoff`, `enable_alt_timer` (`switches.rs`).
     pub(crate) eager_driver_handoff: bool,
+    pub(crate) alt_timer: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -134,6 +135,7 @@ impl Builder {
             task_hooks: Default::default(),
             poll_time_histogram: Default::default(),
             eager_driver_handoff: false,
+            alt_timer: false,
         }
     }
 

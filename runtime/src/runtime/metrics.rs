@@ -49,8 +49,9 @@ pub(crate) struct WorkerMetrics {
     pub(crate) overflow_count: AtomicU64,
     pub(crate) lifo_count: AtomicU64,
     pub(crate) injector_pull_count: AtomicU64,
-    /// The current-thread runtime's queue depth as last published (the
-    /// multi-thread runtime reads its workers' queues directly).
+    /// The current-thread runtime's queue depth, stored at each schedule
+    /// and each task taken (the multi-thread runtime reads its workers'
+    /// queues directly).
     pub(crate) queue_depth: AtomicUsize,
     /// In nanoseconds; the multi-thread workers publish it with the batch.
     pub(crate) mean_poll_time: AtomicU64,
@@ -633,10 +634,17 @@ impl RuntimeMetrics {
             .load(Relaxed)
     }
 
-    /// *volt-only.* Returns the number of threads in the blocking pool
-    /// (including the multi-thread runtime's workers, which run on it).
+    /// Returns the number of additional threads spawned by the runtime.
+    ///
+    /// The number of workers is not included in this count (the
+    /// multi-thread runtime's workers run on the blocking pool's threads;
+    /// they are subtracted, as tokio does).
     pub fn num_blocking_threads(&self) -> usize {
-        self.handle.inner.blocking_spawner().num_threads()
+        let threads = self.handle.inner.blocking_spawner().num_threads();
+        match self.handle.runtime_flavor() {
+            crate::runtime::RuntimeFlavor::CurrentThread => threads,
+            _ => threads.saturating_sub(self.num_workers()),
+        }
     }
 
     /// *volt-only.* Returns the number of idle threads in the blocking pool.

@@ -6,7 +6,9 @@
 //!   worker. volt's timer is built that way always (`time/driver`: an
 //!   entry polled on worker `i` is filed in shard `i`, and a busy worker
 //!   fires its own shard), so the switch turns the time driver on, as
-//!   tokio's does, and nothing else.
+//!   tokio's does, and brings the one behavior tokio's alternative timer
+//!   has apart: a `Sleep` that the runtime's shutdown fired polls as
+//!   elapsed, where the default timer panics (tokio's `time_alt` tests).
 //! * `enable_eager_driver_handoff`: implemented. A worker that slept in
 //!   the I/O and time driver wakes another worker as it comes out to run
 //!   tasks, so that one takes the driver (`multi_thread/worker.rs`,
@@ -31,7 +33,9 @@ impl Builder {
     /// feature that may provide better performance on multi-threaded
     /// runtimes with a large number of worker threads: a timer wheel per
     /// worker. volt's timer always works that way, so on volt this enables
-    /// the time driver (as tokio's does) and changes nothing else.
+    /// the time driver (as tokio's does), and a `Sleep` fired by the
+    /// runtime's shutdown then completes when polled instead of panicking
+    /// (what tokio's alternative timer does; its default timer panics).
     ///
     /// This option only applies to multi-threaded runtimes.
     ///
@@ -48,6 +52,7 @@ impl Builder {
     /// ```
     #[cfg(all(feature = "time", feature = "rt-multi-thread"))]
     pub fn enable_alt_timer(&mut self) -> &mut Self {
+        self.alt_timer = true;
         self.enable_time()
     }
 

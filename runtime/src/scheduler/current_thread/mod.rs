@@ -274,11 +274,15 @@ impl fmt::Debug for CurrentThread {
 
 impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<Notified<Arc<Handle>>> {
-        if self.global_queue_first_in.elapsed() {
+        let task = if self.global_queue_first_in.elapsed() {
             handle.next_remote_task().or_else(|| self.next_local_task())
         } else {
             self.next_local_task().or_else(|| handle.next_remote_task())
-        }
+        };
+        // `RuntimeMetrics::worker_local_queue_depth` is live, as in tokio.
+        let depth = &handle.shared.worker_metrics.queue_depth;
+        depth.store(self.tasks.len(), Relaxed);
+        task
     }
 
     fn next_local_task(&mut self) -> Option<Notified<Arc<Handle>>> {
@@ -426,6 +430,9 @@ impl Schedule for Arc<Handle> {
                 // `None`: the runtime is shutting down; the task is dropped.
                 if let Some(core) = core.as_mut() {
                     core.push_task(task);
+                    // The depth readers see at once, as in tokio.
+                    let depth = &self.shared.worker_metrics.queue_depth;
+                    depth.store(core.tasks.len(), Relaxed);
                 }
                 self.driver.unpark_self();
             }

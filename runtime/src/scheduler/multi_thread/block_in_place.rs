@@ -136,7 +136,7 @@ where
     }
 
     // (left the runtime, core to take back)
-    let setup = with_current(|maybe_cx| {
+    let setup = with_current(|maybe_cx| -> Result<(bool, bool), &str> {
         Ok(match caller(maybe_cx)? {
             Caller::Outside => (false, false),
             Caller::BlockOn => (true, false),
@@ -146,7 +146,11 @@ where
             ),
         })
     });
-    let (had_entered, take_core) = setup.unwrap_or_else(|message: &str| panic!("{}", message));
+    // Not a closure: the panic must name the caller's line (#[track_caller]).
+    let (had_entered, take_core) = match setup {
+        Ok(setup) => setup,
+        Err(message) => panic!("{}", message),
+    };
 
     if had_entered {
         // Blocking code is not limited by the task budget.

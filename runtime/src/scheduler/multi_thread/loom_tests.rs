@@ -46,6 +46,7 @@ fn parker() -> (Parker, Arc<crate::driver::Handle>) {
         start_paused: false,
         enable_pausing: false,
         timer_shards: 1,
+        alt_timer: false,
         nevents: 1024,
         nevents_busy: None,
     })

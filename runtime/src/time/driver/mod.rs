@@ -71,6 +71,10 @@ pub(crate) struct Handle {
     /// (smaller) value only files an entry that the next processing fires.
     processed: AtomicU64,
     is_shutdown: AtomicBool,
+    /// `Builder::enable_alt_timer` (`runtime/switches.rs`): an entry the
+    /// shutdown fired polls as elapsed instead of panicking, as tokio's
+    /// alternative timer does.
+    pub(crate) fired_by_shutdown_elapses: bool,
     /// Set when something unparks the driver: a paused clock must not jump
     /// ahead while a task was woken.
     #[cfg(feature = "test-util")]
@@ -108,6 +112,7 @@ impl Handle {
             next_wake: AtomicU64::new(0),
             processed: AtomicU64::new(0),
             is_shutdown: AtomicBool::new(false),
+            fired_by_shutdown_elapses: false,
             #[cfg(feature = "test-util")]
             did_wake: AtomicBool::new(false),
         }

@@ -278,9 +278,9 @@ where
     let spawned_at = std::panic::Location::caller();
     shared.hooks.spawn(id, spawned_at);
     let owned = &shared.owned;
-    // SAFETY: the set's tasks are only polled in `tick` and dropped in the
-    // set's `Drop`, both on the owner thread (checked above; the set is
-    // `!Send`).
+    // The set's tasks are only polled in `tick` and dropped in the set's
+    // `Drop`, both on the owner thread (checked above; the set is `!Send`).
+    // SAFETY: so the task is only ever polled and dropped on this thread.
     let (handle, notified) = unsafe { owned.bind_local(future, shared.clone(), id, spawned_at) };
     if let Some(notified) = notified {
         shared.schedule(notified);

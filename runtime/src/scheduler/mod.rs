@@ -98,6 +98,8 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        // Before the task exists: its first hook (`runtime/task_hooks.rs`).
+        self.config().task_hooks.spawn(id, spawned_at);
         match self {
             Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, id, spawned_at),
             #[cfg(feature = "rt-multi-thread")]

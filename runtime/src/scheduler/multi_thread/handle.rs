@@ -30,8 +30,6 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        // Before the task exists: its first hook (`runtime/task_hooks.rs`).
-        me.shared.config.task_hooks.spawn(id, spawned_at);
         let (handle, notified) = me.shared.owned.bind(future, me.clone(), id, spawned_at);
         if let Some(notified) = notified {
             me.schedule_task(notified);

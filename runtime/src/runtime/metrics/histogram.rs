@@ -292,8 +292,12 @@ impl LogHistogramBuilder {
     pub fn max_error(mut self, max_error: f64) -> Self {
         assert!(max_error > 0.0, "max_error must be greater than 0");
         assert!(max_error < 1.0, "max_error must be less than 1");
+        // The smallest `p` with `2^-p <= max_error`, i.e. `2^p * max_error >= 1`.
+        // Scaling by a power of two is exact in binary floating point, so the
+        // boundaries (`0.25` gives 2, not 3) do not hang on how a `powi` or a
+        // `log2` rounds.
         let mut p = DEFAULT_PRECISION;
-        while p < MAX_PRECISION && 2_f64.powi(-(p as i32)) > max_error {
+        while p < MAX_PRECISION && f64::from(1_u32 << p) * max_error < 1.0 {
             p += 1;
         }
         self.precision = Some(p);

@@ -12,19 +12,26 @@
 //!   only if nobody is searching (`num_searching == 0`) and someone sleeps:
 //!   a searcher will find the work anyway. The woken worker starts out
 //!   searching.
-//! * When the *last* searcher stops searching (it found work, or parks), it
-//!   re-checks all queues and wakes a sleeper if work is left.
+//! * When the last searcher stops searching because it found work, it
+//!   wakes a sleeper (there may be more).
+//! * A worker that parks while nobody searches any more re-checks all
+//!   queues after it counts as parked, and wakes a sleeper (often itself)
+//!   if work is left. That is the last searcher parking, and also a worker
+//!   that was refused searching (others searched then) whose searchers all
+//!   stopped before it counted as parked: their wake-ups, sent while it
+//!   still counted as unparked, woke nobody.
 //!
 //! # Why no wake-up is lost
 //!
 //! This is a store-buffering (Dekker) pattern. The pusher does `push;
-//! fence(SeqCst); load(state)`; the last searcher does `fetch_sub(SeqCst)`
-//! (leave searching and parking), `fence(SeqCst)`, then checks the queues.
-//! The two fences are ordered in the single SeqCst order: if the pusher's
-//! fence comes first, the searcher's check sees the pushed task; if the
-//! searcher's comes first, the pusher's load sees the decrement (nobody
-//! searching, someone parked) and wakes a sleeper. The sleeper list lock
-//! orders parking against notification.
+//! fence(SeqCst); load(state)`; the parker does `fetch_sub(SeqCst)` (leave
+//! searching and the unparked count), `fence(SeqCst)`, then, if nobody
+//! searches, checks the queues. The two fences are ordered in the single
+//! SeqCst order: if the pusher's fence comes first, the parker's check sees
+//! the pushed task; if the parker's comes first, the pusher's load sees the
+//! decrement and wakes a sleeper, unless somebody searches, and then that
+//! searcher is the one to find the task or to park and re-check. The
+//! sleeper list lock orders parking against notification.
 //!
 //! The pusher reads the state with a load after a fence rather than with a
 //! read-modify-write: every push of every busy worker checks the state, and
@@ -77,17 +84,17 @@ impl Idle {
         ret
     }
 
-    /// A worker parks. Returns `true` if it was the last searching worker
-    /// (then it must check for work that arrived meanwhile).
+    /// A worker parks. Returns `true` if nobody searches any more (then it
+    /// must check for work that arrived meanwhile: module docs).
     pub(crate) fn transition_worker_to_parked(&self, worker: usize, is_searching: bool) -> bool {
         let mut sleepers = self.sleepers.lock();
-        let is_last_searcher = self.dec_num_unparked(is_searching);
+        let nobody_searches = self.dec_num_unparked(is_searching);
         sleepers.push(worker);
         drop(sleepers);
         // Pairs with the pusher's fence (module docs): the caller's re-check
         // of the queues comes after it.
         fence(SeqCst);
-        is_last_searcher
+        nobody_searches
     }
 
     /// Whether a worker may start searching (at most half of them do).
@@ -140,7 +147,7 @@ impl Idle {
 
     fn notify_should_wakeup(&self) -> bool {
         // The fence orders the caller's push before this load, against the
-        // last searcher's decrement and fence (module docs).
+        // parker's decrement and fence (module docs).
         fence(SeqCst);
         let state = State(self.state.load(SeqCst));
         state.num_searching() == 0 && state.num_unparked() < self.num_workers
@@ -151,14 +158,14 @@ impl Idle {
             .fetch_add(num_searching | (1 << UNPARK_SHIFT), SeqCst);
     }
 
-    /// Returns `true` if this was the last searcher.
+    /// Returns `true` if nobody searches after this decrement.
     fn dec_num_unparked(&self, is_searching: bool) -> bool {
         let mut dec = 1 << UNPARK_SHIFT;
         if is_searching {
             dec += 1;
         }
         let prev = State(self.state.fetch_sub(dec, SeqCst));
-        is_searching && prev.num_searching() == 1
+        prev.num_searching() == usize::from(is_searching)
     }
 }
 
@@ -201,11 +208,13 @@ mod tests {
     fn notify_wakes_a_sleeper_only_when_nobody_searches() {
         let idle = Idle::new(2);
         assert_eq!(idle.worker_to_notify(), None, "nobody sleeps");
-        assert!(!idle.transition_worker_to_parked(1, false));
+        // Nobody searches: the parker must re-check the queues.
+        assert!(idle.transition_worker_to_parked(1, false));
         assert!(idle.is_parked(1));
         assert_eq!(idle.worker_to_notify(), Some(1));
         assert!(!idle.is_parked(1));
-        // Worker 1 now counts as searching: no second wake-up.
+        // Worker 1 now counts as searching: no second wake-up, and worker
+        // 0 parks leaving the re-check to it.
         assert!(!idle.transition_worker_to_parked(0, false));
         assert_eq!(idle.worker_to_notify(), None);
         // Worker 1 parks again as the last searcher.

@@ -54,8 +54,8 @@ fn parker() -> (Parker, Arc<crate::driver::Handle>) {
     (Parker::new(driver), Arc::new(driver_handle))
 }
 
-/// A worker's park step (`Context::park`): it parks; if it was the last
-/// searcher and `work_pending`, it notifies a sleeper (in these models
+/// A worker's park step (`Context::park`): it parks; if nobody searches
+/// any more and `work_pending`, it notifies a sleeper (in these models
 /// always itself); it sleeps until notified. Notified workers start out
 /// searching (the caller sets that).
 fn park_until_notified(
@@ -66,8 +66,8 @@ fn park_until_notified(
     is_searching: bool,
     work_pending: impl FnOnce() -> bool,
 ) {
-    let is_last_searcher = idle.transition_worker_to_parked(index, is_searching);
-    if is_last_searcher && work_pending() && idle.worker_to_notify().is_some() {
+    let nobody_searches = idle.transition_worker_to_parked(index, is_searching);
+    if nobody_searches && work_pending() && idle.worker_to_notify().is_some() {
         park.unpark().unpark(driver_handle);
     }
     loop {
@@ -212,7 +212,7 @@ fn remote_push_never_loses_the_wakeup() {
                 break;
             }
             // ...then park (we are the only worker, so a wake-up for the
-            // work the last searcher finds is for ourselves).
+            // work a parker's re-check finds is for ourselves).
             park_until_notified(&idle, &mut park, &driver_handle, 0, is_searching, || {
                 !inject.is_empty()
             });
@@ -265,7 +265,7 @@ fn notify_worker_1(idle: &Idle, unpark: &Unparker, driver_handle: &crate::driver
 /// Worker 1's loop (`Context::run`, `Core::steal_work`, `park`), reduced
 /// to stealing from worker 0 (through `w.steal`) until it has run one
 /// task; returns what else it stole. Worker 0 never parks, so a wake-up for
-/// the work the last searcher finds is for worker 1 itself.
+/// the work a parker's re-check finds is for worker 1 itself.
 fn steal_one_as_worker_1(w: &mut TwoWorkers) -> Option<crate::task::Notified<TestSched>> {
     let (_, mut mine) = queue::local();
     let mut st = stats();
@@ -367,6 +367,46 @@ fn disabled_lifo_wake_is_stolen_by_a_parked_worker() {
         let local = owner.join().unwrap();
         assert!(!local.has_tasks());
         assert!(w.inject.is_empty());
+        w.sched.shutdown();
+    });
+}
+
+/// A worker refused searching parks without a searcher's duties, but the
+/// searcher that refused it may stop before it is counted as parked. Here
+/// worker 0 searches; worker 1 finds no work, may not search (half of the
+/// workers already do) and parks. Meanwhile worker 0 finds work (it stops
+/// searching and, as the last searcher, notifies), then queues a task and
+/// notifies again, and blocks in a long poll. Both notifications may come
+/// while worker 1 still counts as unparked and so wake nobody: worker 1
+/// must then see the task itself when it parks (a lost wake-up deadlocks
+/// it, which loom reports).
+#[test]
+fn a_worker_refused_searching_does_not_miss_work() {
+    loom::model(|| {
+        let (mut w, unpark, mut local) = two_workers();
+        let x = tasks(&w.sched, &w.ran, 1).pop().unwrap();
+        assert!(w.idle.transition_worker_to_searching(), "worker 0");
+
+        let owner = {
+            let (idle, inject, dh) = (w.idle.clone(), w.inject.clone(), w.driver_handle.clone());
+            thread::spawn(move || {
+                // `Core::transition_from_searching` as worker 0 runs what it
+                // found...
+                if idle.transition_worker_from_searching() {
+                    notify_worker_1(&idle, &unpark, &dh);
+                }
+                // ...which wakes `x` (`Handle::schedule_local`, slot off).
+                local.push_back_or_overflow(x, &inject, &mut stats());
+                notify_worker_1(&idle, &unpark, &dh);
+                local
+            })
+        };
+
+        let mine = steal_one_as_worker_1(&mut w);
+        assert!(mine.is_none());
+        assert_eq!(w.ran.load(SeqCst), 1);
+        let local = owner.join().unwrap();
+        assert!(!local.has_tasks());
         w.sched.shutdown();
     });
 }

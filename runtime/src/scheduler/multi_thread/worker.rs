@@ -625,14 +625,15 @@ impl Core {
         if self.has_tasks() {
             return false;
         }
-        let is_last_searcher = worker
+        let nobody_searches = worker
             .handle
             .shared
             .idle
             .transition_worker_to_parked(worker.index, self.is_searching);
         self.is_searching = false;
-        if is_last_searcher {
-            // Work may have arrived after our last look (idle.rs).
+        if nobody_searches {
+            // Work may have arrived after our last look, and its wake-up
+            // found us still unparked (idle.rs).
             worker.handle.notify_if_work_pending();
         }
         true

@@ -347,28 +347,7 @@ fn lifo_displacement_is_stolen_by_a_parked_worker() {
 /// Worker 1 must be woken and steal `x` (a lost notification deadlocks it).
 #[test]
 fn disabled_lifo_wake_is_stolen_by_a_parked_worker() {
-    loom::model(|| {
-        let (mut w, unpark, mut local) = two_workers();
-        let x = tasks(&w.sched, &w.ran, 1).pop().unwrap();
-
-        let owner = {
-            let (idle, inject, dh) = (w.idle.clone(), w.inject.clone(), w.driver_handle.clone());
-            thread::spawn(move || {
-                // `Handle::schedule_local` with the slot disabled.
-                local.push_back_or_overflow(x, &inject, &mut stats());
-                notify_worker_1(&idle, &unpark, &dh);
-                local
-            })
-        };
-
-        let mine = steal_one_as_worker_1(&mut w);
-        assert!(mine.is_none());
-        assert_eq!(w.ran.load(SeqCst), 1);
-        let local = owner.join().unwrap();
-        assert!(!local.has_tasks());
-        assert!(w.inject.is_empty());
-        w.sched.shutdown();
-    });
+    disabled_lifo_wake_model(false);
 }
 
 /// A worker refused searching parks without a searcher's duties, but the
@@ -382,17 +361,25 @@ fn disabled_lifo_wake_is_stolen_by_a_parked_worker() {
 /// it, which loom reports).
 #[test]
 fn a_worker_refused_searching_does_not_miss_work() {
-    loom::model(|| {
+    disabled_lifo_wake_model(true);
+}
+
+/// The two models above; `worker_0_searching`: worker 0 starts out
+/// searching and stops as its thread begins.
+fn disabled_lifo_wake_model(worker_0_searching: bool) {
+    loom::model(move || {
         let (mut w, unpark, mut local) = two_workers();
         let x = tasks(&w.sched, &w.ran, 1).pop().unwrap();
-        assert!(w.idle.transition_worker_to_searching(), "worker 0");
+        if worker_0_searching {
+            assert!(w.idle.transition_worker_to_searching());
+        }
 
         let owner = {
             let (idle, inject, dh) = (w.idle.clone(), w.inject.clone(), w.driver_handle.clone());
             thread::spawn(move || {
-                // `Core::transition_from_searching` as worker 0 runs what it
-                // found...
-                if idle.transition_worker_from_searching() {
+                // `Core::transition_from_searching` as worker 0 runs what
+                // it found...
+                if worker_0_searching && idle.transition_worker_from_searching() {
                     notify_worker_1(&idle, &unpark, &dh);
                 }
                 // ...which wakes `x` (`Handle::schedule_local`, slot off).
@@ -407,6 +394,7 @@ fn a_worker_refused_searching_does_not_miss_work() {
         assert_eq!(w.ran.load(SeqCst), 1);
         let local = owner.join().unwrap();
         assert!(!local.has_tasks());
+        assert!(w.inject.is_empty());
         w.sched.shutdown();
     });
 }

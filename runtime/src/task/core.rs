@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! Cell<T, S>  (#[repr(C)], one Box)
-//! ├── Header   hot, type-erased: state word, queue link, vtable, owner, id,
-//! │            spawn location
+//! ├── Header   hot, type-erased: state word, queue link, vtable, id, spawn
+//! │            location
 //! ├── Core     the scheduler handle and the Stage (future | output | consumed)
 //! └── Trailer  cold: owned-tasks list links, join waker
 //! ```
@@ -17,8 +17,6 @@
 //! * `Header::state`: anyone, atomically (see `state.rs`).
 //! * `Header::queue_next`: whoever owns the `Notified` that sits in an
 //!   intrusive queue (the global injector), under that queue's lock.
-//! * `Header::owner_id`: written once when the task joins an owned-tasks
-//!   list, before the task is shared.
 //! * `Header::id`, `Header::spawned_at`: written at allocation, read-only
 //!   after (the task hooks' `TaskMeta`).
 //! * `Core::stage`: the holder of the RUNNING bit, or after COMPLETE the
@@ -54,8 +52,6 @@ pub(crate) struct Header {
     /// Link for the intrusive global run queue.
     pub(super) queue_next: UnsafeCell<Option<NonNull<Header>>>,
     pub(super) vtable: &'static Vtable,
-    /// Id of the owned-tasks list this task is in (0: none).
-    pub(super) owner_id: UnsafeCell<u64>,
     pub(super) id: Id,
     /// Where the task was spawned (`TaskMeta::spawned_at`).
     pub(super) spawned_at: SpawnLocation,
@@ -108,7 +104,6 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 state: State::new(),
                 queue_next: UnsafeCell::new(None),
                 vtable: raw::vtable::<T, S>(),
-                owner_id: UnsafeCell::new(0),
                 #[cfg(feature = "tracing")]
                 tracing_id: crate::util::trace::take_spawning(),
                 id,
@@ -215,19 +210,6 @@ impl Header {
         self.spawned_at
     }
 
-    /// # Safety
-    /// Only before the task is shared, or by its owned-tasks list.
-    pub(super) unsafe fn set_owner_id(&self, owner: u64) {
-        // SAFETY: caller's contract.
-        self.owner_id.with_mut(|ptr| unsafe { *ptr = owner });
-    }
-
-    pub(super) fn get_owner_id(&self) -> u64 {
-        // SAFETY: written once before the task is shared (see set_owner_id);
-        // every later reader got the task through a synchronizing handoff.
-        self.owner_id.with(|ptr| unsafe { *ptr })
-    }
-
     /// The queue link, for the global injector.
     ///
     /// # Safety
@@ -297,5 +279,27 @@ mod tests {
     fn header_stays_small() {
         // Hot fields of every queue operation fit in one cache line.
         assert!(std::mem::size_of::<Header>() <= 64);
+    }
+
+    #[test]
+    fn small_task_fits_malloc_fast_bins() {
+        // A task of a small future (two captured handles, as in the
+        // `spawn_many_*` benches) stays within 120 bytes: glibc serves
+        // requests up to 120 bytes from its fast bins, freed by another
+        // thread without the arena lock. Past it, every task a worker steals
+        // and frees contends with the spawner's `malloc` on that lock
+        // (`benches/NOTES.md`, "Runtime": twice the spawn time).
+        type S = std::sync::Arc<crate::scheduler::multi_thread::Handle>;
+        let (tx, _rx) = std::sync::mpsc::sync_channel::<()>(1);
+        let rem = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(1));
+        let future = async move {
+            let _ = (&tx, &rem);
+        };
+        fn cell_size<F: Future>(_: &F) -> usize {
+            std::mem::size_of::<Cell<F, S>>()
+        }
+        if cfg!(all(target_pointer_width = "64", not(feature = "tracing"))) {
+            assert!(cell_size(&future) <= 120, "{}", cell_size(&future));
+        }
     }
 }

@@ -145,8 +145,9 @@ impl<S: 'static> OwnedTasks<S> {
     where
         S: Schedule,
     {
-        // SAFETY: the task is not shared yet.
-        unsafe { task.header().set_owner_id(self.id) };
+        // The task names its owner through its scheduler (`Schedule::owner_id`),
+        // which must name this list.
+        debug_assert_eq!(task.raw.owner_id(), self.id);
         let mut shard = self.shard(task.header()).lock();
         // Relaxed is enough: see "The closed race" in the module docs (the
         // shard lock orders us after the closer's store).
@@ -165,20 +166,20 @@ impl<S: 'static> OwnedTasks<S> {
     /// Checks that `task` belongs to this list, and lets the caller poll it.
     #[inline]
     pub(crate) fn assert_owner(&self, task: Notified<S>) -> crate::task::LocalNotified<S> {
-        debug_assert_eq!(task.0.header().get_owner_id(), self.id);
+        debug_assert_eq!(task.0.raw.owner_id(), self.id);
         crate::task::LocalNotified::new(task.0)
     }
 
     /// Unlinks `task` if it is still linked, giving back the list's reference.
     pub(crate) fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
-        let owner = task.header().get_owner_id();
-        if owner == 0 {
-            return None;
-        }
-        debug_assert_eq!(owner, self.id);
+        // Only the task's own scheduler releases it, into the list its
+        // `Schedule::owner_id` names, which `bind` checked is this one.
+        debug_assert_eq!(task.raw.owner_id(), self.id);
         let mut shard = self.shard(task.header()).lock();
-        // SAFETY: the task is live (the caller holds a reference) and, with
-        // our owner id, either in this shard or in no list.
+        // SAFETY: the task is live (the caller holds a reference) and was
+        // bound into this list (above), so it is in this shard (picked by
+        // its id, as `bind` did) or, unlinked already or never linked
+        // because the list was closed, in no list.
         let removed = unsafe { shard.list.remove(task.header_ptr()) };
         if removed.is_some() {
             shard.len -= 1;

@@ -744,6 +744,10 @@ impl Schedule for Arc<Shared> {
         self.owned.remove(task)
     }
 
+    fn owner_id(&self) -> u64 {
+        self.owned.id()
+    }
+
     fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
         self.hooks.terminate.as_ref()
     }

@@ -185,6 +185,17 @@ pub(crate) trait Schedule: Sync + Sized + 'static {
     /// Queue a woken task (from any thread).
     fn schedule(&self, task: Notified<Self>);
 
+    /// Id of the owned-tasks list (`OwnedTasks::id`) that every task of this
+    /// scheduler is bound into, or 0 if its tasks are in none (the default).
+    /// A scheduler whose `release` calls `OwnedTasks::remove` must bind every
+    /// one of its tasks into that same list (`remove` relies on it). The
+    /// task reads its owner through its scheduler, so the header has no
+    /// field for it (the header's size is the spawn path's: see
+    /// `core::tests::small_task_fits_malloc_fast_bins`).
+    fn owner_id(&self) -> u64 {
+        0
+    }
+
     /// This scheduler's identity for [`Schedule::wake_here`], or `None` if
     /// no thread ever queues its tasks through a context of its own (the
     /// default). Only compared, never dereferenced.

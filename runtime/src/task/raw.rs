@@ -43,6 +43,8 @@ pub(super) struct Vtable {
     pub(super) drop_join_handle_slow: unsafe fn(NonNull<Header>),
     /// Runtime shutdown: cancels the task (consumes a reference).
     pub(super) shutdown: unsafe fn(NonNull<Header>),
+    /// `Schedule::owner_id` of the task's scheduler.
+    pub(super) owner_id: unsafe fn(NonNull<Header>) -> u64,
     /// Offset of the `Trailer` in the `Cell`.
     pub(super) trailer_offset: usize,
     /// Offset of the scheduler `S` in the `Cell`.
@@ -67,6 +69,7 @@ pub(super) fn vtable<T: Future, S: Schedule>() -> &'static Vtable {
         try_read_output: try_read_output::<T, S>,
         drop_join_handle_slow: drop_join_handle_slow::<T, S>,
         shutdown: shutdown::<T, S>,
+        owner_id: owner_id::<S>,
         trailer_offset: Offsets::<T, S>::TRAILER,
         scheduler_offset: Offsets::<T, S>::SCHEDULER,
     }
@@ -136,6 +139,15 @@ impl RawTask {
     pub(super) fn drop_join_handle_slow(self) {
         // SAFETY: the vtable matches the task it is stored in.
         unsafe { (self.header().vtable.drop_join_handle_slow)(self.ptr) }
+    }
+
+    /// Id of the owned-tasks list the task's scheduler binds its tasks into
+    /// (0: none), read through the scheduler inside the task.
+    pub(super) fn owner_id(self) -> u64 {
+        // SAFETY: the vtable matches the task it is stored in, and `ptr`
+        // (not a `&Header`, whose provenance ends with the header) reaches
+        // the scheduler in the task's core.
+        unsafe { (self.header().vtable.owner_id)(self.ptr) }
     }
 
     /// Cancels the task for runtime shutdown (consumes a reference).
@@ -255,6 +267,12 @@ unsafe fn wake_by_val<S: Schedule>(ptr: NonNull<Header>) {
         Some(false) => {}
         None => raw.wake_by_val_with_reference(),
     }
+}
+
+unsafe fn owner_id<S: Schedule>(ptr: NonNull<Header>) -> u64 {
+    // SAFETY: the caller holds or borrows a reference that keeps the task,
+    // and the scheduler inside it, alive for the call.
+    unsafe { scheduler::<S>(ptr) }.owner_id()
 }
 
 unsafe fn schedule<S: Schedule>(ptr: NonNull<Header>) {

@@ -141,6 +141,10 @@ impl Schedule for TestSched {
         self.inner.owned.remove(task)
     }
 
+    fn owner_id(&self) -> u64 {
+        self.inner.owned.id()
+    }
+
     fn schedule(&self, task: Notified<Self>) {
         self.inner.queue.lock().push_back(task);
     }

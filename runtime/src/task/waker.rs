@@ -95,15 +95,14 @@ unsafe fn wake_by_val(ptr: *const ()) {
 }
 
 /// Whether `waker` is the waker of a task in the owned-tasks list
-/// `owner_id` (a volt task waker whose header says so).
+/// `owner_id` (a volt task waker whose scheduler says so).
 pub(crate) fn is_task_of(waker: &Waker, owner_id: u64) -> bool {
     if !std::ptr::eq(waker.vtable(), &WAKER_VTABLE) {
         return false;
     }
     // SAFETY: a waker with our vtable has a live task header as its data
     // pointer, kept alive by the reference the waker holds or borrows.
-    let header = unsafe { &*(waker.data() as *const Header) };
-    header.get_owner_id() == owner_id
+    unsafe { task(waker.data()) }.owner_id() == owner_id
 }
 
 unsafe fn wake_by_ref(ptr: *const ()) {

@@ -415,6 +415,10 @@ impl Schedule for Arc<Handle> {
         self.shared.owned.remove(task)
     }
 
+    fn owner_id(&self) -> u64 {
+        self.shared.owned_id()
+    }
+
     fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
         self.shared.config.task_hooks.terminate.as_ref()
     }

@@ -93,6 +93,10 @@ impl Schedule for Arc<Handle> {
         self.schedule_task(task);
     }
 
+    fn owner_id(&self) -> u64 {
+        self.shared.owned.id()
+    }
+
     fn here_key(&self) -> Option<NonNull<()>> {
         Some(NonNull::from(&**self).cast())
     }

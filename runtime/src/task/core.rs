@@ -281,7 +281,10 @@ mod tests {
         assert!(std::mem::size_of::<Header>() <= 64);
     }
 
+    // The `tracing` feature adds a span id to the header and a span to the
+    // future: such tasks are past the fast bins whatever the header holds.
     #[test]
+    #[cfg(all(target_pointer_width = "64", not(feature = "tracing")))]
     fn small_task_fits_malloc_fast_bins() {
         // A task of a small future (two captured handles, as in the
         // `spawn_many_*` benches) stays within 120 bytes: glibc serves
@@ -298,8 +301,6 @@ mod tests {
         fn cell_size<F: Future>(_: &F) -> usize {
             std::mem::size_of::<Cell<F, S>>()
         }
-        if cfg!(all(target_pointer_width = "64", not(feature = "tracing"))) {
-            assert!(cell_size(&future) <= 120, "{}", cell_size(&future));
-        }
+        assert!(cell_size(&future) <= 120, "{}", cell_size(&future));
     }
 }

@@ -102,7 +102,8 @@ pub(crate) fn is_task_of(waker: &Waker, owner_id: u64) -> bool {
     }
     // SAFETY: a waker with our vtable has a live task header as its data
     // pointer, kept alive by the reference the waker holds or borrows.
-    unsafe { task(waker.data()) }.owner_id() == owner_id
+    let task = unsafe { task(waker.data()) };
+    task.owner_id() == owner_id
 }
 
 unsafe fn wake_by_ref(ptr: *const ()) {

@@ -185,3 +185,20 @@ fn close_with_no_waiter_racing_a_queueing_acquire() {
         closer.join().unwrap();
     });
 }
+
+/// `close` without the mutex (nobody queued) races an acquire that takes
+/// part of what it needs and queues for the rest: either the close sees
+/// `WAITERS` and wakes it, or the acquirer sees `CLOSED` before it queues.
+/// It fails either way, and the permit it took on the way is handed back.
+#[test]
+fn lock_free_close_racing_a_partial_acquire() {
+    loom::model(|| {
+        let sem = Arc::new(Semaphore::new(1));
+        let s = sem.clone();
+        let closer = thread::spawn(move || s.close());
+        assert!(block_on(sem.acquire(2)).is_err());
+        closer.join().unwrap();
+        assert!(sem.is_closed());
+        assert_eq!(sem.available_permits(), 1);
+    });
+}

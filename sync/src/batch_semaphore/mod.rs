@@ -5,7 +5,7 @@
 //! * `permits`: available permits, shifted left by two, with the `CLOSED`
 //!   flag in bit 0 and the `WAITERS` flag in bit 1. Lock-free `try_acquire`
 //!   takes from it with a CAS; while `WAITERS` is clear a release gives back
-//!   to it with a CAS, without the mutex.
+//!   to it with a CAS, and `close` sets `CLOSED` with one, without the mutex.
 //! * `waiters`: a mutex over an intrusive FIFO list of waiting `Acquire`
 //!   futures (each future embeds its own list node: waiting allocates
 //!   nothing) and the `closed` flag.
@@ -80,6 +80,10 @@ pub(crate) struct Semaphore {
 
 struct Waitlist {
     queue: LinkedList<acquire::WaiterLink>,
+    /// Set by a close that found `WAITERS` (and by the closed
+    /// constructors). A close that found it clear sets only `CLOSED`; nobody
+    /// queues after that, and this flag is read only where a waiter is or
+    /// was queued, so it is never stale where it is read.
     closed: bool,
 }
 
@@ -454,14 +458,39 @@ impl Semaphore {
 
     /// Closes the semaphore: every waiting and future `acquire` fails.
     pub(crate) fn close(&self) {
+        // Nobody queued: set `CLOSED` without the mutex. `WAITERS` clear in
+        // the word this CAS replaces means nobody was queued (invariant 1),
+        // and nobody queues after it: a queuer sets `WAITERS` with a CAS,
+        // under the mutex, on a word it has just seen without `CLOSED`, so
+        // it either comes first (and this CAS fails) or sees `CLOSED`.
+        // `Waitlist::closed` stays false then; it is read only on behalf of
+        // a queued waiter.
+        let mut curr = self.permits.load(Acquire);
+        while curr & WAITERS == 0 {
+            // Release: whoever sees CLOSED sees everything before the close
+            // (a `OnceCell`'s value).
+            match self
+                .permits
+                .compare_exchange_weak(curr, curr | CLOSED, AcqRel, Acquire)
+            {
+                Ok(_) => return,
+                Err(actual) => curr = actual,
+            }
+        }
+        self.close_queued();
+    }
+
+    /// `close` when waiters may be queued: under the mutex, waking them.
+    #[inline(never)]
+    fn close_queued(&self) {
         let mut waiters = self.waiters.lock();
         // Release: waiters that see CLOSED see everything before the close.
         let prev = self.permits.fetch_or(CLOSED, Release);
         waiters.closed = true;
         if prev & WAITERS == 0 {
-            // Invariant 1: nobody is queued (in the slot or the list), and
-            // whoever queues from now on does so under this mutex and
-            // sees `closed`. Nothing to wake.
+            // Invariant 1: the last waiter left since `close` looked, and
+            // whoever queues from now on does so under this mutex and sees
+            // `CLOSED`. Nothing to wake.
             return;
         }
 

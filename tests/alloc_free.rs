@@ -174,3 +174,28 @@ fn channels_in_a_steady_flow_reuse_their_blocks() {
         assert_eq!(allocs, 0, "window {window}: the channels allocated");
     }
 }
+
+#[test]
+fn channels_in_bursts_of_a_few_blocks_reuse_their_blocks() {
+    // Bursts of 80 values (the block list's blocks hold 31), each drained
+    // before the next: every burst needs two or three new blocks, and
+    // every drain frees as many, which the list keeps for the next burst.
+    let (utx, mut urx) = volt::sync::mpsc::unbounded_channel::<usize>();
+    let (ctx, crx) = volt::channel::unbounded::<usize>();
+    let mut bursts = |rounds: usize| {
+        for _ in 0..rounds {
+            for i in 0..80 {
+                utx.send(i).unwrap();
+                ctx.try_send(i).unwrap();
+            }
+            for i in 0..80 {
+                assert_eq!(urx.try_recv(), Ok(i));
+                assert_eq!(crx.try_recv(), Ok(i));
+            }
+        }
+    };
+    // Warm up: the first blocks are allocated.
+    bursts(3);
+    let ((), allocs) = count_allocs(|| bursts(100));
+    assert_eq!(allocs, 0, "the channels allocated");
+}

@@ -53,17 +53,22 @@
 //!
 //! # Reusing a block
 //!
-//! "Frees" above means: resets the block and parks it in `spare`, a slot
-//! for one block, if that is empty (a CAS from null, Release: the reset
-//! happens before the next user's accesses); only when `spare` is taken
-//! does the block go back to the allocator. The sender that needs a new
-//! block takes `spare` first (a swap, Acquire) and allocates only when it
-//! is empty. So a channel in a steady flow allocates nothing, as tokio's
-//! mpsc reuses its blocks, and a drained burst keeps at most one block
-//! besides the one `head` is in. A parked block is reachable only
-//! through `spare`, and a block is parked only by the side that would
-//! have freed it, so reuse adds no case to the protocol: the block's last
-//! user is done with it before the reset, as it would be before a free.
+//! "Frees" above means: resets the block and parks it in `spare`, room for
+//! three blocks, in the first empty slot there (a CAS from null, Release:
+//! the reset happens before the next user's accesses); only when all three
+//! are taken does the block go back to the allocator. The sender that needs
+//! a new block takes a parked one first (a swap, Acquire) and allocates
+//! only when there is none. So a channel in a steady flow allocates
+//! nothing, as tokio's mpsc reuses its blocks, and a drained burst keeps
+//! at most three blocks besides the one `head` is in (tokio's mpsc, too,
+//! keeps a few freed blocks linked past its tail). Three, not one: bursts of a few blocks' worth,
+//! each drained before the next, free and need two or three blocks a
+//! burst, and with one slot all but one of them went back to the
+//! allocator (`tests/alloc_free.rs`). A parked
+//! block is reachable only through `spare`, and a block is parked only by
+//! the side that would have freed it, so reuse adds no case to the
+//! protocol: the block's last user is done with it before the reset, as
+//! it would be before a free.
 //!
 //! # Credits
 //!
@@ -226,29 +231,42 @@ impl<T> Block<T> {
     }
 }
 
-/// Room for one block that is done with, for the next one needed (see
-/// "Reusing a block" in the module docs).
-struct Spare<T>(AtomicPtr<Block<T>>);
+/// Blocks a list keeps for reuse (one under loom: each slot is the same
+/// one-block protocol).
+#[cfg(not(loom))]
+const SPARES: usize = 3;
+#[cfg(loom)]
+const SPARES: usize = 1;
+
+/// Room for `SPARES` blocks that are done with, for the next ones needed
+/// (see "Reusing a block" in the module docs).
+struct Spare<T>([AtomicPtr<Block<T>>; SPARES]);
 
 impl<T> Spare<T> {
-    /// A block for the end of the list: the parked one, or a new one.
+    fn new() -> Self {
+        Spare(std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())))
+    }
+
+    /// A block for the end of the list: a parked one, or a new one.
     fn take(&self) -> Box<Block<T>> {
-        // Relaxed: only a hint; the swap below is what takes the block.
-        if !self.0.load(Relaxed).is_null() {
-            // Acquire: pairs with `put`'s Release, so the reset happens
-            // before our writes.
-            let block = self.0.swap(ptr::null_mut(), Acquire);
-            if !block.is_null() {
-                // SAFETY: from `Box::into_raw` in `put`; the swap made it
-                // ours alone.
-                return unsafe { Box::from_raw(block) };
+        for slot in &self.0 {
+            // Relaxed: only a hint; the swap below is what takes the block.
+            if !slot.load(Relaxed).is_null() {
+                // Acquire: pairs with `put`'s Release, so the reset happens
+                // before our writes.
+                let block = slot.swap(ptr::null_mut(), Acquire);
+                if !block.is_null() {
+                    // SAFETY: from `Box::into_raw` in `put`; the swap made
+                    // it ours alone.
+                    return unsafe { Box::from_raw(block) };
+                }
             }
         }
         Block::new()
     }
 
-    /// Parks `block` (reset to new) for reuse, or frees it if a block is
-    /// parked already.
+    /// Parks `block` (reset to new) for reuse, or frees it if every slot
+    /// holds a block already.
     ///
     /// # Safety
     ///
@@ -263,25 +281,31 @@ impl<T> Spare<T> {
         b.next = AtomicPtr::new(ptr::null_mut());
         b.written = std::array::from_fn(|_| AtomicBool::new(false));
         b.done = AtomicU64::new(0);
-        // Release: the reset happens before `take`'s Acquire swap.
-        if self
-            .0
-            .compare_exchange(ptr::null_mut(), block, Release, Relaxed)
-            .is_err()
-        {
-            // SAFETY: as above.
-            drop(unsafe { Box::from_raw(block) });
+        for slot in &self.0 {
+            // Relaxed: only a hint; the CAS below is what parks the block.
+            // Release: the reset happens before `take`'s Acquire swap.
+            if slot.load(Relaxed).is_null()
+                && slot
+                    .compare_exchange(ptr::null_mut(), block, Release, Relaxed)
+                    .is_ok()
+            {
+                return;
+            }
         }
+        // SAFETY: as above.
+        drop(unsafe { Box::from_raw(block) });
     }
 }
 
 impl<T> Drop for Spare<T> {
     fn drop(&mut self) {
-        // Relaxed: `&mut self` synchronizes with every handle.
-        let block = self.0.load(Relaxed);
-        if !block.is_null() {
-            // SAFETY: parked by `put`, so ours; its values were all read.
-            drop(unsafe { Box::from_raw(block) });
+        for slot in &self.0 {
+            // Relaxed: `&mut self` synchronizes with every handle.
+            let block = slot.load(Relaxed);
+            if !block.is_null() {
+                // SAFETY: parked by `put`, so ours; its values were all read.
+                drop(unsafe { Box::from_raw(block) });
+            }
         }
     }
 }
@@ -334,7 +358,7 @@ impl<T, const SHIFT: usize> List<T, SHIFT> {
                 index: AtomicUsize::new(tail),
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
-            spare: Spare(AtomicPtr::new(ptr::null_mut())),
+            spare: Spare::new(),
         }
     }
 

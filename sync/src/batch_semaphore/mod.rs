@@ -462,13 +462,13 @@ impl Semaphore {
         // the word this CAS replaces means nobody was queued (invariant 1),
         // and nobody queues after it: a queuer sets `WAITERS` with a CAS,
         // under the mutex, on a word it has just seen without `CLOSED`, so
-        // it either comes first (and this CAS fails) or sees `CLOSED`.
-        // `Waitlist::closed` stays false then; it is read only on behalf of
-        // a queued waiter.
+        // it either comes first (and this CAS fails) or sees `CLOSED`
+        // (`Waitlist::closed` stays false: see its docs).
         let mut curr = self.permits.load(Acquire);
         while curr & WAITERS == 0 {
-            // Release: whoever sees CLOSED sees everything before the close
-            // (a `OnceCell`'s value).
+            // AcqRel, as the word's other read-modify-writes; the Release
+            // half is what matters: whoever sees CLOSED sees everything
+            // before the close (a `OnceCell`'s value).
             match self
                 .permits
                 .compare_exchange_weak(curr, curr | CLOSED, AcqRel, Acquire)

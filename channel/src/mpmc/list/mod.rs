@@ -61,14 +61,14 @@
 //! only when there is none. So a channel in a steady flow allocates
 //! nothing, as tokio's mpsc reuses its blocks, and a drained burst keeps
 //! at most three blocks besides the one `head` is in (tokio's mpsc, too,
-//! keeps a few freed blocks linked past its tail). Three, not one: bursts of a few blocks' worth,
-//! each drained before the next, free and need two or three blocks a
-//! burst, and with one slot all but one of them went back to the
-//! allocator (`tests/alloc_free.rs`). A parked
-//! block is reachable only through `spare`, and a block is parked only by
-//! the side that would have freed it, so reuse adds no case to the
-//! protocol: the block's last user is done with it before the reset, as
-//! it would be before a free.
+//! keeps a few freed blocks linked past its tail). Three, not one: bursts
+//! of a few blocks' worth, each drained before the next, free and need two
+//! or three blocks a burst, and with one slot all but one of them went
+//! back to the allocator (`tests/alloc_free.rs`). A parked block is
+//! reachable only through `spare`, and a block is parked only by the side
+//! that would have freed it, so reuse adds no case to the protocol: the
+//! block's last user is done with it before the reset, as it would be
+//! before a free.
 //!
 //! # Credits
 //!

@@ -317,6 +317,29 @@ fn values_left_are_dropped_with_the_receiver() {
     assert_eq!(tx.capacity(), 4);
 }
 
+/// The receiver as the channel's last handle (it closes nothing then, with
+/// nobody left to tell) still drops the values left with it. With a weak
+/// sender alive it is not the last handle, and the weak sender cannot come
+/// back.
+#[test]
+fn the_receiver_as_the_last_handle_drops_what_is_left() {
+    let drops = DropCounter::new();
+    let (tx, rx) = mpsc::channel(4);
+    tx.try_send(drops.track()).ok().unwrap();
+    tx.try_send(drops.track()).ok().unwrap();
+    drop(tx);
+    drop(rx);
+    assert_eq!(drops.count(), 2);
+
+    let (tx, rx) = mpsc::unbounded_channel();
+    tx.send(drops.track()).ok().unwrap();
+    let weak = tx.downgrade();
+    drop(tx);
+    drop(rx);
+    assert_eq!(drops.count(), 3);
+    assert!(weak.upgrade().is_none());
+}
+
 #[test]
 fn blocking_send_and_recv() {
     let (tx, mut rx) = mpsc::channel(2);

@@ -496,14 +496,15 @@ impl<T> Chan<T> {
         self.list.len()
     }
 
-    /// The receiver is dropped: close, let go of its waker (it may keep a
-    /// task's memory alive), and drop what is left, every value even if
-    /// one's `Drop` panics.
+    /// The receiver is dropped: close (if `close`: not when the receiver
+    /// is the channel's last handle, with nobody left to tell), let go of
+    /// its waker (it may keep a task's memory alive), and drop what is
+    /// left, every value even if one's `Drop` panics.
     ///
     /// # Safety
     ///
     /// Receiver side (see [`try_pop`](Self::try_pop)), once.
-    pub(super) unsafe fn rx_drop(&self) {
+    pub(super) unsafe fn rx_drop(&self, close: bool) {
         struct Drain<'a, T>(&'a Chan<T>);
         impl<T> Drop for Drain<'_, T> {
             fn drop(&mut self) {
@@ -511,8 +512,10 @@ impl<T> Chan<T> {
                 while unsafe { self.0.try_pop() }.is_some() {}
             }
         }
-        self.close();
-        drop(self.rx_waker.take());
+        if close {
+            self.close();
+            drop(self.rx_waker.take());
+        }
         // If a value's `Drop` panics, the guard drains the rest while the
         // panic unwinds (a second panic then aborts, as any panic during
         // unwinding does).

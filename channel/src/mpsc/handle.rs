@@ -1,7 +1,8 @@
 //! Reference-counted handles shared by the bounded and unbounded halves:
 //! strong sender handles (the channel ends for the receiver when the last
 //! one goes), weak ones (which may be upgraded while a strong one lives),
-//! and the receiver handle (which closes the channel when dropped).
+//! and the receiver handle (which closes the channel when dropped, unless
+//! it is the last handle of all, with nobody left to tell).
 
 use super::chan::Chan;
 use crate::bridge::loom::sync::Arc;
@@ -53,10 +54,23 @@ impl<T> Clone for Tx<T> {
 impl<T> Drop for Tx<T> {
     fn drop(&mut self) {
         // AcqRel: the receiver that sees 0 (Acquire) sees all our pushes.
-        if self.chan.tx_count.fetch_sub(1, AcqRel) == 1 {
+        // The last handle of all (the receiver gone, no weak sender) has
+        // nobody to wake: the receiver took its waker when it went.
+        if self.chan.tx_count.fetch_sub(1, AcqRel) == 1 && !is_last_handle(&self.chan) {
             self.chan.last_sender_dropped();
         }
     }
+}
+
+/// Whether `chan` is the channel's one handle left: every other handle
+/// (senders, weak senders, permits, the receiver) holds an `Arc` of its
+/// own, and no `Weak` of it is ever made. Nobody is left then to see a
+/// close or a wake-up, and none can appear (a new handle is made from an
+/// existing one), so the caller may skip them. Only a skip: the data
+/// itself is still read through the list's own synchronization, so the
+/// count's `Relaxed` load needs no fence.
+fn is_last_handle<T>(chan: &Arc<Chan<T>>) -> bool {
+    Arc::strong_count(chan) == 1
 }
 
 /// A weak sender handle.
@@ -132,7 +146,10 @@ impl<T> Rx<T> {
 
 impl<T> Drop for Rx<T> {
     fn drop(&mut self) {
+        // The last handle (every sender gone) closes nothing: there is
+        // nobody to tell. It still drops the values left.
+        let close = !is_last_handle(&self.chan);
         // SAFETY: the one receiver, dropped once.
-        unsafe { self.chan.rx_drop() };
+        unsafe { self.chan.rx_drop(close) };
     }
 }

@@ -166,3 +166,26 @@ fn try_recv_meets_a_claimed_slot() {
         }
     });
 }
+
+/// The last sender and the receiver go at once, a value sent just before
+/// (chan.rs: the channel's last handle skips the close or the wake-up):
+/// the value is dropped exactly once, whichever handle is last, and a
+/// bounded send either lands (the channel drops it) or fails (the sender
+/// gets it back).
+#[test]
+fn last_sender_and_receiver_drop_together() {
+    use crate::bridge::loom::sync::Arc as LoomArc;
+    loom::model(|| {
+        let value = LoomArc::new(());
+        let (tx, rx) = channel::<LoomArc<()>>(1);
+        let sent = value.clone();
+        let t = thread::spawn(move || {
+            // Fails if the receiver went first; the value comes back.
+            drop(tx.try_send(sent));
+            drop(tx);
+        });
+        drop(rx);
+        t.join().unwrap();
+        assert_eq!(LoomArc::strong_count(&value), 1);
+    });
+}

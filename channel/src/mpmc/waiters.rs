@@ -570,8 +570,19 @@ impl WaitQueue {
         }
     }
 
-    /// Wakes every waiter (on close).
+    /// Wakes every waiter (on close; the rendezvous path's hand-off waiters
+    /// after each pop). Call after the fence, as
+    /// [`notify_one`](Self::notify_one): with nobody waiting it takes no
+    /// lock.
+    #[inline]
     pub(crate) fn notify_all(&self) {
+        if self.has_waiters() {
+            self.notify_all_slow();
+        }
+    }
+
+    #[inline(never)]
+    fn notify_all_slow(&self) {
         if let Some(waker) = self.notify_slot() {
             waker.wake();
         }

@@ -81,8 +81,8 @@ pub(super) fn leave_passing_on(queue: &WaitQueue, place: Place, node: Pin<&Node>
 
 /// Wakes every waiter in `queues` after the channel's closed bit was
 /// published: the closer's half of Dekker (closed; fence; look at the
-/// waiters). The fence is needed here: a failed CAS in `notify_all` is
-/// only a relaxed load.
+/// waiters). A close is rare: it takes the fence rather than lean on
+/// each flavor's closing RMW being `SeqCst`.
 #[cold]
 pub(super) fn wake_all_after_close(queues: &[&WaitQueue]) {
     fence(SeqCst);

@@ -51,12 +51,11 @@ impl<T> Zero<T> {
     /// After a pop: the slot is free, and a value was taken from its sender.
     #[inline(always)]
     fn popped(&self) {
-        // Dekker: slot claimed (SeqCst CAS); look for senders.
+        // Dekker: slot claimed (SeqCst CAS); look for senders, and for
+        // the hand-off's waiters (both looks start with the `SeqCst` loads
+        // of `has_waiters`, which the claim orders without a fence).
         claimed();
         self.send_waiters.notify_one();
-        // `notify_all`'s failed CAS is only a relaxed load: this one needs
-        // the fence.
-        fence(SeqCst);
         self.handoff_waiters.notify_all();
     }
 

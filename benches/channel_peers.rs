@@ -8,6 +8,11 @@
 //! capacities `bounded(1)`, `bounded(1024)`, unbounded. Both runtimes have
 //! their default worker count (one per core).
 //!
+//! `channel_life_bounded16_peers` is a channel's life as a request uses
+//! one, `LIVES` times in one task: create `bounded(16)`, send one value,
+//! drop the sender, receive twice (the value, then the end), drop the
+//! receiver. It is what creating the channel's state costs.
+//!
 //! flume is left out where its async side stalls or loses wake-ups in this
 //! shape on any runtime (`bounded(1)` with several tasks per side, and
 //! 16p16c; `benches/channel.rs` has the details).
@@ -15,6 +20,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const MSGS: usize = 200_000;
+const LIVES: usize = 10_000;
 
 /// Runs the shape on `$rt` with `$spawn`; `$pair` is `(sender, receiver)`.
 macro_rules! shape {
@@ -123,5 +129,58 @@ fn peers(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, peers);
+fn lives(c: &mut Criterion) {
+    let volt_rt = volt::runtime::Builder::new_multi_thread().build().unwrap();
+    let tokio_rt = tokio::runtime::Builder::new_multi_thread().build().unwrap();
+    let mut g = c.benchmark_group("channel_life_bounded16_peers");
+    g.throughput(Throughput::Elements(LIVES as u64));
+    macro_rules! life {
+        ($lib:expr, $rt:expr, $bounded:path, |$tx:ident, $v:ident| $send:expr, |$rx:ident| $recv:expr) => {
+            g.bench_function($lib, |b| {
+                b.iter(|| {
+                    $rt.block_on(async {
+                        for $v in 0..LIVES {
+                            let ($tx, $rx) = $bounded(16);
+                            $send;
+                            drop($tx);
+                            assert!($recv);
+                            assert!(!$recv);
+                        }
+                    })
+                })
+            });
+        };
+    }
+    life!(
+        "volt",
+        volt_rt,
+        volt::channel::bounded::<usize>,
+        |tx, v| tx.send(v).await.unwrap(),
+        |rx| rx.recv().await.is_ok()
+    );
+    life!(
+        "kanal",
+        tokio_rt,
+        kanal::bounded_async::<usize>,
+        |tx, v| tx.send(v).await.unwrap(),
+        |rx| rx.recv().await.is_ok()
+    );
+    life!(
+        "async-channel",
+        tokio_rt,
+        async_channel::bounded::<usize>,
+        |tx, v| tx.send(v).await.unwrap(),
+        |rx| rx.recv().await.is_ok()
+    );
+    life!(
+        "flume",
+        tokio_rt,
+        flume::bounded::<usize>,
+        |tx, v| tx.send_async(v).await.unwrap(),
+        |rx| rx.recv_async().await.is_ok()
+    );
+    g.finish();
+}
+
+criterion_group!(benches, peers, lives);
 criterion_main!(benches);

@@ -9,7 +9,13 @@
 //!   receiver;
 //! * `fast_broadcast_1to4`: one `send` to 4 receivers, each `try_recv`;
 //! * `fast_barrier_1`: `Barrier::new(1)` and `wait`;
-//! * `fast_once_cell`: `OnceCell::new()` and `get_or_init`.
+//! * `fast_once_cell`: `OnceCell::new()` and `get_or_init`;
+//! * `fast_arc_mutex`: `Arc::new(Mutex::new(..))`, one `lock`, drop: a
+//!   lock created per request (what the allocation of shared state costs,
+//!   `benches/NOTES.md`, "Creating shared state");
+//! * `fast_mpsc_life`: a channel's life as a request uses one: create
+//!   `channel(16)`, `send().await` one value, drop the sender, `recv()`
+//!   twice (the value, then the end), drop the receiver.
 //!
 //! Each iteration runs `N` operations; criterion's throughput line is the
 //! rate, its time / `N` the nanoseconds per operation.
@@ -21,8 +27,9 @@ const N: usize = 10_000;
 macro_rules! workloads {
     ($m:ident, $k:ident) => {
         mod $m {
-            use ::$k::sync::{Barrier, OnceCell, broadcast, mpsc, oneshot, watch};
+            use ::$k::sync::{Barrier, Mutex, OnceCell, broadcast, mpsc, oneshot, watch};
             use std::hint::black_box;
+            use std::sync::Arc;
 
             pub async fn mpsc_pair() {
                 let (tx, mut rx) = mpsc::channel::<usize>(1024);
@@ -73,6 +80,23 @@ macro_rules! workloads {
                     black_box(*cell.get_or_init(|| async move { i }).await);
                 }
             }
+
+            pub async fn arc_mutex() {
+                for i in 0..super::N {
+                    let m = black_box(Arc::new(Mutex::new(0usize)));
+                    *m.lock().await += i;
+                }
+            }
+
+            pub async fn mpsc_life() {
+                for i in 0..super::N {
+                    let (tx, mut rx) = mpsc::channel::<usize>(16);
+                    tx.send(i).await.unwrap();
+                    drop(tx);
+                    black_box(rx.recv().await);
+                    black_box(rx.recv().await);
+                }
+            }
         }
     };
 }
@@ -98,6 +122,8 @@ fn bench(c: &mut Criterion) {
     group!("fast_broadcast_1to4", broadcast_1to4);
     group!("fast_barrier_1", barrier);
     group!("fast_once_cell", once_cell);
+    group!("fast_arc_mutex", arc_mutex);
+    group!("fast_mpsc_life", mpsc_life);
 }
 
 criterion_group!(benches, bench);

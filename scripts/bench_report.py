@@ -123,6 +123,8 @@ SEED_NS = {
     "fast_broadcast_1to4": "66-72",
     "fast_barrier_1": "18",
     "fast_once_cell": None,
+    "fast_arc_mutex": None,
+    "fast_mpsc_life": None,
 }
 
 

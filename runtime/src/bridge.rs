@@ -30,6 +30,7 @@ pub use crate::loom;
 pub use crate::util::CachePadded;
 pub use crate::util::atomic_waker::AtomicWaker;
 pub use crate::util::linked_list::{GuardedLinkedList, Link, LinkedList, Pointers};
+pub use crate::util::spaced::{Gap, Spaced};
 pub use crate::util::wake_list::{NUM_WAKERS, WakeList};
 pub use crate::util::waker_slot::WakerSlot;
 

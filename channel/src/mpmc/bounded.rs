@@ -31,13 +31,17 @@ use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::ring::{PopError, PushError, Ring};
 use super::wait::{poll_wait, wake_all_after_close};
 use super::waiters::{Place, WaitQueue, claimed};
+use crate::bridge::Spaced;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+/// The flavor's state; `#[repr(C)]`, so that the waiters lie after the
+/// ring's last gap.
+#[repr(C)]
 pub(crate) struct Bounded<T> {
     ring: Ring<T>,
-    recv_waiters: WaitQueue,
+    recv_waiters: Spaced<WaitQueue>,
     send_waiters: WaitQueue,
 }
 
@@ -46,7 +50,7 @@ impl<T> Bounded<T> {
     pub(crate) fn new(cap: usize) -> Self {
         Bounded {
             ring: Ring::new(cap),
-            recv_waiters: WaitQueue::new(),
+            recv_waiters: Spaced::new(WaitQueue::new()),
             send_waiters: WaitQueue::new(),
         }
     }
@@ -208,5 +212,21 @@ impl<T> Flavor<T> for Bounded<T> {
 
     fn capacity(&self) -> Option<usize> {
         Some(self.ring.capacity())
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod layout_tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The ring ends with a gap; the receivers' waiters end with one, so
+    /// the two sides' waiters share no pair of lines.
+    #[test]
+    fn the_two_sides_waiters_are_kept_apart() {
+        let recv = offset_of!(Bounded<u64>, recv_waiters);
+        assert!(recv >= size_of::<Ring<u64>>());
+        let gap = size_of::<crate::bridge::Gap>();
+        assert!(offset_of!(Bounded<u64>, send_waiters) >= recv + size_of::<WaitQueue>() + gap);
     }
 }

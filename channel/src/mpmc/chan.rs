@@ -26,6 +26,7 @@ use super::unbounded::Unbounded;
 use super::wait::leave_passing_on;
 use super::waiters::{Place, RecvWaiter, SendWaiter, WaitQueue, Waiter};
 use super::zero::Zero;
+use crate::bridge::Gap;
 use crate::bridge::loom::sync::atomic::AtomicUsize;
 
 use pin_project_lite::pin_project;
@@ -157,7 +158,14 @@ pub(crate) enum Flavors<T> {
     Unbounded(Unbounded<T>),
 }
 
+/// `#[repr(C)]`, for the gaps (`bridge::Spaced`): the flavor's tag, read by
+/// every operation, shares no pair of cache lines with what precedes the
+/// channel (the `Arc`'s counts, another allocation); the flavors keep their
+/// hot words apart from the tag and from each other; the handle counts,
+/// written as handles come and go, come last.
+#[repr(C)]
 pub(crate) struct Chan<T> {
+    _lead: Gap,
     flavor: Flavors<T>,
     pub(crate) senders: AtomicUsize,
     pub(crate) receivers: AtomicUsize,
@@ -191,6 +199,7 @@ impl<T> Chan<T> {
 
     fn with(flavor: Flavors<T>) -> Self {
         Chan {
+            _lead: Gap::new(),
             flavor,
             senders: AtomicUsize::new(1),
             receivers: AtomicUsize::new(1),

@@ -43,9 +43,9 @@
 //! race to it sees the bit in its CAS and fails, so no value is accepted
 //! after a close is observed; values pushed before it are still received.
 
-use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*, fence};
+use crate::bridge::{Gap, Spaced};
 use crate::mpmc::backoff::{Backoff, SHORT_WAIT_MAX_CAP};
 
 use std::mem::{self, MaybeUninit};
@@ -70,13 +70,21 @@ struct Slot<T> {
 }
 
 /// The bounded ring (see the module docs).
+///
+/// `#[repr(C)]`, for the gaps (`bridge::Spaced`): what precedes the ring
+/// (its channel's flavor tag, read by every operation), the receivers'
+/// `head`, the senders' `tail`, the fields every operation reads, and what
+/// follows the ring (its channel's waiters) share no pair of cache lines.
+#[repr(C)]
 pub(crate) struct Ring<T> {
-    head: CachePadded<AtomicUsize>,
-    tail: CachePadded<AtomicUsize>,
+    _lead: Gap,
+    head: Spaced<AtomicUsize>,
+    tail: Spaced<AtomicUsize>,
     buffer: Box<[Slot<T>]>,
     cap: usize,
     mark_bit: usize,
     one_lap: usize,
+    _gap: Gap,
 }
 
 // SAFETY: values move between threads through the ring (so `T: Send`), and
@@ -115,12 +123,14 @@ impl<T> Ring<T> {
         }));
         let buffer = buffer.into_boxed_slice();
         Ring {
-            head: CachePadded::new(AtomicUsize::new(0)),
-            tail: CachePadded::new(AtomicUsize::new(0)),
+            _lead: Gap::new(),
+            head: Spaced::new(AtomicUsize::new(0)),
+            tail: Spaced::new(AtomicUsize::new(0)),
             buffer,
             cap,
             mark_bit,
             one_lap,
+            _gap: Gap::new(),
         }
     }
 
@@ -430,5 +440,32 @@ impl<T> Drop for Ring<T> {
             slot.value.with_mut(|p| unsafe { (*p).assume_init_drop() });
             head = self.next(head);
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod layout_tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The gaps of the struct's docs, and no over-alignment.
+    #[test]
+    fn the_positions_are_kept_apart() {
+        let gap = size_of::<Gap>();
+        let word = size_of::<AtomicUsize>();
+        let head = offset_of!(Ring<u64>, head);
+        let tail = offset_of!(Ring<u64>, tail);
+        assert!(head >= gap);
+        assert!(tail >= head + word + gap);
+        for shared in [
+            offset_of!(Ring<u64>, buffer),
+            offset_of!(Ring<u64>, cap),
+            offset_of!(Ring<u64>, mark_bit),
+            offset_of!(Ring<u64>, one_lap),
+        ] {
+            assert!(shared >= tail + word + gap);
+            assert!(size_of::<Ring<u64>>() >= shared + word + gap);
+        }
+        assert!(align_of::<Ring<u64>>() <= 8);
     }
 }

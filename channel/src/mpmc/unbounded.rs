@@ -16,6 +16,9 @@ use super::waiters::{Place, WaitQueue, claimed};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+/// The flavor's state; `#[repr(C)]`, so that the waiters lie after the
+/// list's last gap.
+#[repr(C)]
 pub(crate) struct Unbounded<T> {
     list: List<T>,
     recv_waiters: WaitQueue,

@@ -18,14 +18,19 @@ use super::errors::{RecvError, SendError, TryRecvError, TrySendError};
 use super::ring::{PopError, PushError, Ring};
 use super::wait::{leave_passing_on, poll_wait, wake_all_after_close};
 use super::waiters::{Place, WaitQueue, claimed};
+use crate::bridge::Spaced;
 use crate::bridge::loom::sync::atomic::{Ordering::SeqCst, fence};
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
+/// The flavor's state; `#[repr(C)]`, so that the waiters lie after the
+/// ring's last gap.
+#[repr(C)]
 pub(crate) struct Zero<T> {
     ring: Ring<T>,
-    recv_waiters: WaitQueue,
+    recv_waiters: Spaced<WaitQueue>,
+    /// Beside `handoff_waiters`: both are the senders' side.
     send_waiters: WaitQueue,
     /// Senders whose value is in the ring, waiting for a receiver to take
     /// it.
@@ -36,7 +41,7 @@ impl<T> Zero<T> {
     pub(crate) fn new() -> Self {
         Zero {
             ring: Ring::new(1),
-            recv_waiters: WaitQueue::new(),
+            recv_waiters: Spaced::new(WaitQueue::new()),
             send_waiters: WaitQueue::new(),
             handoff_waiters: WaitQueue::new(),
         }

@@ -73,13 +73,15 @@ use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::{Context, Poll, ready};
 
+/// `#[repr(C)]`: the list and the semaphore end with gaps
+/// (`bridge::Spaced`), so the receiver's waker and flags and the handle
+/// counts share no pair of cache lines with the positions or the permits.
+#[repr(C)]
 pub(super) struct Chan<T> {
     /// The values, and the credits (module docs).
     list: List<T, SHIFT_CREDITS>,
     /// The capacity that is not in credits (bounded channels only; an
-    /// unbounded channel never touches it). Not an `Option`: the semaphore
-    /// is cache-line aligned, and an `Option` around it would cost a whole
-    /// extra line.
+    /// unbounded channel never touches it).
     semaphore: Semaphore,
     /// 0: unbounded.
     bound: usize,

@@ -3,6 +3,7 @@
 pub mod atomic_waker;
 pub mod linked_list;
 pub mod rand;
+pub mod spaced;
 pub mod wake_list;
 pub mod waker_slot;
 

@@ -66,16 +66,26 @@ pub(crate) use acquire::Acquire;
 
 use crate::bridge::loom::sync::atomic::{AtomicUsize, Ordering::*};
 use crate::bridge::loom::sync::{Mutex, MutexGuard};
-use crate::bridge::{AtomicWaker, CachePadded, LinkedList, WakeList};
+use crate::bridge::{AtomicWaker, Gap, LinkedList, Spaced, WakeList};
 
 use std::fmt;
 
 /// The batch semaphore (see the module docs).
+///
+/// `#[repr(C)]`, for the gaps (`bridge::Spaced`): the permit word, CASed by
+/// every acquire and release, shares no pair of cache lines with what
+/// precedes the semaphore (an `Arc`'s counts, another allocation) or with
+/// the waiters' fields, written as tasks queue and are served; and those
+/// share none with what follows the semaphore (a lock's data). Without the
+/// over-alignment of a cache-padded type, so that an `Arc` of a lock is a
+/// plain allocation.
+#[repr(C)]
 pub(crate) struct Semaphore {
-    permits: CachePadded<AtomicUsize>,
+    _lead: Gap,
+    permits: Spaced<AtomicUsize>,
     fast: AtomicUsize,
     fast_waker: AtomicWaker,
-    waiters: Mutex<Waitlist>,
+    waiters: Spaced<Mutex<Waitlist>>,
 }
 
 struct Waitlist {
@@ -138,13 +148,14 @@ impl Semaphore {
             Self::MAX_PERMITS
         );
         Semaphore {
-            permits: CachePadded::new(AtomicUsize::new(permits << PERMIT_SHIFT)),
+            _lead: Gap::new(),
+            permits: Spaced::new(AtomicUsize::new(permits << PERMIT_SHIFT)),
             fast: AtomicUsize::new(FAST_EMPTY),
             fast_waker: AtomicWaker::new(),
-            waiters: Mutex::new(Waitlist {
+            waiters: Spaced::new(Mutex::new(Waitlist {
                 queue: LinkedList::new(),
                 closed: false,
-            }),
+            })),
         }
     }
 
@@ -154,13 +165,14 @@ impl Semaphore {
     pub(crate) const fn const_new(permits: usize) -> Self {
         assert!(permits <= Self::MAX_PERMITS);
         Semaphore {
-            permits: CachePadded::new(AtomicUsize::new(permits << PERMIT_SHIFT)),
+            _lead: Gap::new(),
+            permits: Spaced::new(AtomicUsize::new(permits << PERMIT_SHIFT)),
             fast: AtomicUsize::new(FAST_EMPTY),
             fast_waker: AtomicWaker::new(),
-            waiters: Mutex::new(Waitlist {
+            waiters: Spaced::new(Mutex::new(Waitlist {
                 queue: LinkedList::new(),
                 closed: false,
-            }),
+            })),
         }
     }
 
@@ -168,13 +180,14 @@ impl Semaphore {
     #[cfg(not(loom))]
     pub(crate) const fn const_new_closed() -> Self {
         Semaphore {
-            permits: CachePadded::new(AtomicUsize::new(CLOSED)),
+            _lead: Gap::new(),
+            permits: Spaced::new(AtomicUsize::new(CLOSED)),
             fast: AtomicUsize::new(FAST_EMPTY),
             fast_waker: AtomicWaker::new(),
-            waiters: Mutex::new(Waitlist {
+            waiters: Spaced::new(Mutex::new(Waitlist {
                 queue: LinkedList::new(),
                 closed: true,
-            }),
+            })),
         }
     }
 

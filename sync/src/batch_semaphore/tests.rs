@@ -377,3 +377,22 @@ fn forget_permits_keeps_the_waiters_flag() {
     sem.release(1);
     assert!(w.poll().is_ready());
 }
+
+/// The gaps of the struct's docs: nothing before the semaphore, and none of
+/// the waiters' fields, shares a 128-byte pair of lines with the permit
+/// word; nothing after it shares one with the waiters' mutex. And no
+/// over-alignment, so that an `Arc` of a lock is a plain allocation.
+#[test]
+fn the_permit_word_is_kept_apart() {
+    use std::mem::{align_of, offset_of, size_of};
+    let gap = size_of::<crate::bridge::Gap>();
+    let permits = offset_of!(Semaphore, permits);
+    assert!(permits >= gap);
+    let after_permits = permits + size_of::<AtomicUsize>() + gap;
+    assert!(offset_of!(Semaphore, fast) >= after_permits);
+    assert!(offset_of!(Semaphore, fast_waker) >= after_permits);
+    let waiters = offset_of!(Semaphore, waiters);
+    assert!(waiters >= after_permits);
+    assert!(size_of::<Semaphore>() >= waiters + size_of::<Mutex<Waitlist>>() + gap);
+    assert!(align_of::<Semaphore>() <= 8);
+}

@@ -86,12 +86,14 @@
 //! way or never.
 
 mod credits;
+#[cfg(all(test, not(loom)))]
+mod layout_tests;
 
-use crate::bridge::CachePadded;
 use crate::bridge::loom::cell::UnsafeCell;
 use crate::bridge::loom::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*, fence,
 };
+use crate::bridge::{Gap, Spaced};
 use crate::mpmc::backoff::Backoff;
 use crate::mpmc::ring::PopError;
 
@@ -316,11 +318,19 @@ struct Position<T> {
 }
 
 /// The unbounded list (see the module docs).
+///
+/// `#[repr(C)]`, for the gaps (`bridge::Spaced`): what precedes the list
+/// (a channel's flavor tag, read by every operation, or the counts of the
+/// `Arc` it is in), the receivers' `head`, the senders' `tail`, the parked
+/// blocks and what follows the list share no pair of cache lines.
+#[repr(C)]
 pub(crate) struct List<T, const SHIFT: usize = SHIFT_PLAIN> {
-    head: CachePadded<Position<T>>,
-    tail: CachePadded<Position<T>>,
+    _lead: Gap,
+    head: Spaced<Position<T>>,
+    tail: Spaced<Position<T>>,
     /// Touched once per block by each side.
     spare: Spare<T>,
+    _gap: Gap,
 }
 
 // SAFETY: values move between threads through the list (`T: Send`); each
@@ -350,15 +360,17 @@ impl<T, const SHIFT: usize> List<T, SHIFT> {
 
     fn with_index(tail: usize) -> Self {
         List {
-            head: CachePadded::new(Position {
+            _lead: Gap::new(),
+            head: Spaced::new(Position {
                 index: AtomicUsize::new(0),
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
-            tail: CachePadded::new(Position {
+            tail: Spaced::new(Position {
                 index: AtomicUsize::new(tail),
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
             spare: Spare::new(),
+            _gap: Gap::new(),
         }
     }
 

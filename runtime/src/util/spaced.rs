@@ -15,7 +15,7 @@
 //!
 //! # The rule
 //!
-//! [`Spaced<T>`] is `T` followed by a [`Gap`] of [`GAP`] bytes, with `T`'s
+//! [`Spaced<T>`] is `T` followed by a [`Gap`] of `GAP` (120) bytes, with `T`'s
 //! own alignment; a `Gap` field does the same after a group of fields. Within a `#[repr(C)]` struct of 8-byte-aligned fields, a word
 //! that ends where a gap starts and a word that starts where it ends never
 //! share a 128-byte-aligned pair of lines, wherever the allocator put the
@@ -34,7 +34,7 @@ use std::ops::{Deref, DerefMut};
 /// Bytes after a [`Spaced`] value (module docs).
 pub const GAP: usize = 120;
 
-/// [`GAP`] bytes that nothing uses, between the fields before it and the
+/// `GAP` (120) bytes that nothing uses, between the fields before it and the
 /// fields after it (module docs).
 #[repr(transparent)]
 pub struct Gap {

@@ -9,19 +9,26 @@
 //! each value is created, used and dropped.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 struct Recording;
 
-static MAX_ALIGN: AtomicUsize = AtomicUsize::new(0);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+// Per thread: the tests of this binary run in parallel, each on its own
+// thread, and each looks only at what its own thread allocated.
+thread_local! {
+    static MAX_ALIGN: Cell<usize> = const { Cell::new(0) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
 
-// SAFETY: forwards to the system allocator; only records the layouts.
+// SAFETY: forwards to the system allocator; the bookkeeping is two
+// const-initialised thread-locals, which never allocate.
 unsafe impl GlobalAlloc for Recording {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        MAX_ALIGN.fetch_max(layout.align(), Relaxed);
-        ALLOCATIONS.fetch_add(1, Relaxed);
+        // `try_with`: the thread-locals may already be gone while a thread
+        // exits.
+        let _ = MAX_ALIGN.try_with(|a| a.set(a.get().max(layout.align())));
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
         // SAFETY: the caller's contract is ours.
         unsafe { System.alloc(layout) }
     }
@@ -39,17 +46,14 @@ static GLOBAL: Recording = Recording;
 /// targets; anything above it takes the aligned path.
 const PLAIN: usize = 16;
 
-/// Runs `f` and returns the largest alignment it allocated with. The tests
-/// in this file run one at a time (a mutex), so nobody else allocates in
-/// the window but the test harness's own thread, which is idle.
+/// Runs `f` and returns the largest alignment this thread allocated with
+/// while it ran.
 fn max_align(f: impl FnOnce()) -> usize {
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    MAX_ALIGN.store(0, Relaxed);
-    let before = ALLOCATIONS.load(Relaxed);
+    MAX_ALIGN.set(0);
+    let before = ALLOCATIONS.get();
     f();
-    assert!(ALLOCATIONS.load(Relaxed) > before, "nothing was allocated");
-    MAX_ALIGN.load(Relaxed)
+    assert!(ALLOCATIONS.get() > before, "nothing was allocated");
+    MAX_ALIGN.get()
 }
 
 #[track_caller]

@@ -15,8 +15,9 @@
 //!
 //! # The rule
 //!
-//! [`Spaced<T>`] is `T` followed by a [`Gap`] of `GAP` (120) bytes, with `T`'s
-//! own alignment; a `Gap` field does the same after a group of fields. Within a `#[repr(C)]` struct of 8-byte-aligned fields, a word
+//! [`Spaced<T>`] is `T` followed by a [`Gap`] of `GAP` (120) bytes, with
+//! `T`'s own alignment; a `Gap` field does the same after a group of
+//! fields. Within a `#[repr(C)]` struct of 8-byte-aligned fields, a word
 //! that ends where a gap starts and a word that starts where it ends never
 //! share a 128-byte-aligned pair of lines, wherever the allocator put the
 //! struct: the first word's last byte is at an address `8k + 7`, the second

@@ -12,15 +12,17 @@ use super::list::List;
 use super::ring::PopError;
 use super::wait::{poll_wait, wake_all_after_close};
 use super::waiters::{Place, WaitQueue, claimed};
+use crate::bridge::Gap;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// The flavor's state; `#[repr(C)]`, so that the waiters lie after the
-/// list's last gap.
+/// The flavor's state; `#[repr(C)]`: a gap keeps the waiters apart from
+/// the list's parked blocks (the list ends without one).
 #[repr(C)]
 pub(crate) struct Unbounded<T> {
     list: List<T>,
+    _gap: Gap,
     recv_waiters: WaitQueue,
 }
 
@@ -28,6 +30,7 @@ impl<T> Unbounded<T> {
     pub(crate) fn new() -> Self {
         Unbounded {
             list: List::new(),
+            _gap: Gap::new(),
             recv_waiters: WaitQueue::new(),
         }
     }
@@ -127,5 +130,19 @@ impl<T> Flavor<T> for Unbounded<T> {
 
     fn capacity(&self) -> Option<usize> {
         None
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod layout_tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The list ends with its parked blocks and no gap; the flavor's own
+    /// gap keeps the receivers' waiters off them.
+    #[test]
+    fn the_waiters_are_kept_apart_from_the_list() {
+        let gap = size_of::<Gap>();
+        assert!(offset_of!(Unbounded<u64>, recv_waiters) >= size_of::<List<u64>>() + gap);
     }
 }

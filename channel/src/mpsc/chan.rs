@@ -73,9 +73,11 @@ use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::{Context, Poll, ready};
 
-/// `#[repr(C)]`: the list and the semaphore end with gaps
-/// (`bridge::Spaced`), so the receiver's waker and flags and the handle
-/// counts share no pair of cache lines with the positions or the permits.
+/// `#[repr(C)]`, for the gaps (`bridge::Spaced`): the list starts with
+/// one and the semaphore starts and ends with one, so the positions, the
+/// list's parked blocks, the permits, and the receiver's waker, flags and
+/// the handle counts after them share no pair of cache lines. The list
+/// ends without a gap because the semaphore starts with one.
 #[repr(C)]
 pub(super) struct Chan<T> {
     /// The values, and the credits (module docs).
@@ -530,5 +532,20 @@ impl<T> Chan<T> {
     /// Whether the receiver reports the channel closed.
     pub(super) fn rx_is_closed(&self) -> bool {
         self.is_rx_closed() || self.tx_count.load(Acquire) == 0
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod layout_tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The semaphore, whose permit word has a gap before it (the test
+    /// `the_permit_word_is_kept_apart` in volt-sync), comes right after
+    /// the list, which ends without one; no other gap is needed between.
+    #[test]
+    fn the_semaphore_follows_the_list() {
+        assert_eq!(offset_of!(Chan<u64>, semaphore), size_of::<List<u64, SHIFT_CREDITS>>());
+        assert!(offset_of!(Chan<u64>, rx_waker) >= offset_of!(Chan<u64>, semaphore) + size_of::<Semaphore>());
     }
 }

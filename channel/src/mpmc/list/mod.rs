@@ -321,8 +321,11 @@ struct Position<T> {
 ///
 /// `#[repr(C)]`, for the gaps (`bridge::Spaced`): what precedes the list
 /// (a channel's flavor tag, read by every operation, or the counts of the
-/// `Arc` it is in), the receivers' `head`, the senders' `tail`, the parked
-/// blocks and what follows the list share no pair of cache lines.
+/// `Arc` it is in), the receivers' `head`, the senders' `tail` and the
+/// parked blocks share no pair of cache lines. The list ends with the
+/// parked blocks: what holds it puts a gap after it (the unbounded
+/// flavor its own; in mpsc's channel the semaphore, which starts with
+/// one), so that two gaps never lie back to back.
 #[repr(C)]
 pub(crate) struct List<T, const SHIFT: usize = SHIFT_PLAIN> {
     _lead: Gap,
@@ -330,7 +333,6 @@ pub(crate) struct List<T, const SHIFT: usize = SHIFT_PLAIN> {
     tail: Spaced<Position<T>>,
     /// Touched once per block by each side.
     spare: Spare<T>,
-    _gap: Gap,
 }
 
 // SAFETY: values move between threads through the list (`T: Send`); each
@@ -370,7 +372,6 @@ impl<T, const SHIFT: usize> List<T, SHIFT> {
                 block: AtomicPtr::new(ptr::null_mut()),
             }),
             spare: Spare::new(),
-            _gap: Gap::new(),
         }
     }
 

@@ -161,8 +161,9 @@ pub(crate) enum Flavors<T> {
 /// `#[repr(C)]`, for the gaps (`bridge::Spaced`): the flavor's tag, read by
 /// every operation, shares no pair of cache lines with what precedes the
 /// channel (the `Arc`'s counts, another allocation); the flavors keep their
-/// hot words apart from the tag and from each other; the handle counts,
-/// written as handles come and go, come last.
+/// hot words apart from the tag and from each other (the ring puts the
+/// fields that nothing writes beside the tag, which nothing writes
+/// either); the handle counts, written as handles come and go, come last.
 #[repr(C)]
 pub(crate) struct Chan<T> {
     _lead: Gap,

@@ -18,10 +18,9 @@
 //! * `enable_sharded_blocking_queue`: tokio shards its blocking pool's one
 //!   mutex-protected queue. volt's pool (`blocking/`) keeps one queue; a
 //!   thread finishing a call takes the next from it without a wake-up,
-//!   and it reads 2.8x-5.9x tokio's throughput on bursts of 64 and 512
-//!   concurrent callers (`BENCHMARKS.md`, `blocking_burst_*`). The switch
-//!   is accepted so that code written for tokio's builds, and changes
-//!   nothing.
+//!   which is faster than tokio's pool on bursts of concurrent callers
+//!   (`BENCHMARKS.md`, `blocking_burst_*`). The switch is accepted so that
+//!   code written for tokio's builds, and changes nothing.
 
 use crate::runtime::Builder;
 
@@ -106,9 +105,10 @@ impl Builder {
     /// spawn blocking tasks concurrently; this option distributes tasks
     /// across several independently-locked queue shards. volt's blocking
     /// pool keeps one queue, which a thread finishing a call drains without
-    /// a wake-up (2.8x-5.9x tokio's throughput on bursts of 64 and 512
-    /// concurrent callers): the switch is accepted so that code written
-    /// for tokio's builds, and changes nothing.
+    /// a wake-up (the `blocking_burst_*` rows of `BENCHMARKS.md` compare the
+    /// two pools under bursts of concurrent callers): the switch is
+    /// accepted so that code written for tokio's builds, and changes
+    /// nothing.
     ///
     /// # Examples
     ///

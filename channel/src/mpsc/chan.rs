@@ -545,7 +545,13 @@ mod layout_tests {
     /// the list, which ends without one; no other gap is needed between.
     #[test]
     fn the_semaphore_follows_the_list() {
-        assert_eq!(offset_of!(Chan<u64>, semaphore), size_of::<List<u64, SHIFT_CREDITS>>());
-        assert!(offset_of!(Chan<u64>, rx_waker) >= offset_of!(Chan<u64>, semaphore) + size_of::<Semaphore>());
+        assert_eq!(
+            offset_of!(Chan<u64>, semaphore),
+            size_of::<List<u64, SHIFT_CREDITS>>()
+        );
+        assert!(
+            offset_of!(Chan<u64>, rx_waker)
+                >= offset_of!(Chan<u64>, semaphore) + size_of::<Semaphore>()
+        );
     }
 }
